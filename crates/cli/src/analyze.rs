@@ -1,0 +1,55 @@
+//! `oxo analyze`: the solver's view of one position.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+use oxo_core::{Player, Position, Square, solver};
+
+/// Arguments of `oxo analyze`.
+#[derive(Debug, Args)]
+pub(crate) struct AnalyzeArgs {
+    /// The position: 9 cells of X, O or `.` row by row from the top left,
+    /// optionally with `/` between rows and a side to move (`x` or `o`) after
+    /// a space, e.g. `X.O.X....` or `"X.O/.X./... o"`.
+    position: String,
+}
+
+pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let position: Position = args
+        .position
+        .parse()
+        .with_context(|| format!("cannot analyze {:?}", args.position))?;
+    print!("{}", report(&position));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The text `oxo analyze` prints for `position`.
+pub(crate) fn report(position: &Position) -> String {
+    let mut out = String::new();
+    for row in 0..3u8 {
+        let cells: Vec<String> = (0..3u8)
+            .filter_map(|col| Square::from_coords(col, row))
+            .map(|sq| position.board().get(sq).map_or('.', Player::char).to_string())
+            .collect();
+        let _ = writeln!(out, "{}  {}", row + 1, cells.join(" "));
+    }
+    let _ = writeln!(out, "   a b c");
+    let _ = writeln!(out);
+    let turn = position.turn();
+    match position.outcome() {
+        Some(outcome) => {
+            let _ = writeln!(out, "game over: {outcome}");
+        }
+        None => {
+            let value = solver::value(position);
+            let _ = writeln!(out, "{turn} to move: {}", value.describe(turn));
+            let _ = writeln!(out);
+            for mv in solver::analyze(position) {
+                let _ = writeln!(out, "{}  {}", mv.square, mv.value.describe(turn));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,235 @@
+//! Computer players, from random to perfect, behind one trait.
+//!
+//! Every bot is deterministic for a given seed: the same seed and the same
+//! positions give the same moves.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::{Bitboard, Player, Position, Rng, Square, solver};
+
+/// A computer player.
+pub trait Bot: Send + fmt::Debug {
+    /// The strength of this bot.
+    fn level(&self) -> BotLevel;
+
+    /// The move to play in `position`, or `None` if the game is over.
+    fn choose(&mut self, position: &Position) -> Option<Square>;
+}
+
+/// The strengths of bot on offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum BotLevel {
+    /// Any legal move.
+    Random,
+    /// Wins in one move when it can, otherwise random.
+    Easy,
+    /// Wins when it can, blocks an immediate loss, otherwise mostly good moves
+    /// with some mistakes.
+    Medium,
+    /// Never loses, wins as fast as possible, delays a loss as long as
+    /// possible, varying among equally good moves.
+    Perfect,
+}
+
+impl BotLevel {
+    /// Every level, weakest first.
+    pub const ALL: [BotLevel; 4] = [
+        BotLevel::Random,
+        BotLevel::Easy,
+        BotLevel::Medium,
+        BotLevel::Perfect,
+    ];
+
+    /// The level's name: `random`, `easy`, `medium` or `perfect`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BotLevel::Random => "random",
+            BotLevel::Easy => "easy",
+            BotLevel::Medium => "medium",
+            BotLevel::Perfect => "perfect",
+        }
+    }
+
+    /// A bot of this level seeded with `seed`.
+    ///
+    /// ```
+    /// use oxo_core::{BotLevel, Position};
+    ///
+    /// let mut bot = BotLevel::Perfect.bot(42);
+    /// let first = bot.choose(&Position::new()).expect("a move on the empty board");
+    /// assert_eq!(bot.level(), BotLevel::Perfect);
+    /// # let _ = first;
+    /// ```
+    #[must_use]
+    pub fn bot(self, seed: u64) -> Box<dyn Bot> {
+        let rng = Rng::new(seed);
+        match self {
+            BotLevel::Random => Box::new(RandomBot { rng }),
+            BotLevel::Easy => Box::new(EasyBot { rng }),
+            BotLevel::Medium => Box::new(MediumBot { rng }),
+            BotLevel::Perfect => Box::new(PerfectBot { rng }),
+        }
+    }
+}
+
+impl fmt::Display for BotLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a string is not a bot level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseBotLevelError(pub String);
+
+impl fmt::Display for ParseBotLevelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "'{}' is not a bot level: use random, easy, medium or perfect (alias impossible)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseBotLevelError {}
+
+impl FromStr for BotLevel {
+    type Err = ParseBotLevelError;
+
+    fn from_str(s: &str) -> Result<BotLevel, ParseBotLevelError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "random" => Ok(BotLevel::Random),
+            "easy" => Ok(BotLevel::Easy),
+            "medium" => Ok(BotLevel::Medium),
+            "perfect" | "impossible" | "hard" => Ok(BotLevel::Perfect),
+            _ => Err(ParseBotLevelError(s.to_owned())),
+        }
+    }
+}
+
+/// The squares where the side to move completes a line now.
+fn wins_now(position: &Position) -> Bitboard {
+    let (mine, _) = position.mine_theirs();
+    mine.winning_moves(position.legal_moves())
+}
+
+/// The squares where the opponent would complete a line next.
+fn threats(position: &Position) -> Bitboard {
+    let (_, theirs) = position.mine_theirs();
+    theirs.winning_moves(position.legal_moves())
+}
+
+/// Plays any legal move.
+#[derive(Clone, Debug)]
+pub struct RandomBot {
+    rng: Rng,
+}
+
+impl Bot for RandomBot {
+    fn level(&self) -> BotLevel {
+        BotLevel::Random
+    }
+
+    fn choose(&mut self, position: &Position) -> Option<Square> {
+        self.rng.pick(position.legal_moves())
+    }
+}
+
+/// Wins in one move when it can, otherwise plays randomly.
+#[derive(Clone, Debug)]
+pub struct EasyBot {
+    rng: Rng,
+}
+
+impl Bot for EasyBot {
+    fn level(&self) -> BotLevel {
+        BotLevel::Easy
+    }
+
+    fn choose(&mut self, position: &Position) -> Option<Square> {
+        let wins = wins_now(position);
+        self.rng.pick(if wins.is_empty() {
+            position.legal_moves()
+        } else {
+            wins
+        })
+    }
+}
+
+/// Wins when it can, blocks an immediate loss, and otherwise plays a perfect
+/// move three times in four and a random one the rest.
+#[derive(Clone, Debug)]
+pub struct MediumBot {
+    rng: Rng,
+}
+
+impl Bot for MediumBot {
+    fn level(&self) -> BotLevel {
+        BotLevel::Medium
+    }
+
+    fn choose(&mut self, position: &Position) -> Option<Square> {
+        let wins = wins_now(position);
+        let blocks = threats(position);
+        let set = if !wins.is_empty() {
+            wins
+        } else if !blocks.is_empty() {
+            blocks
+        } else if self.rng.chance(3, 4) {
+            solver::table().best_moves(position)
+        } else {
+            position.legal_moves()
+        };
+        self.rng.pick(set)
+    }
+}
+
+/// Never loses: picks at random among the moves of best value, so it wins as
+/// fast as possible and delays a loss as long as possible.
+#[derive(Clone, Debug)]
+pub struct PerfectBot {
+    rng: Rng,
+}
+
+impl Bot for PerfectBot {
+    fn level(&self) -> BotLevel {
+        BotLevel::Perfect
+    }
+
+    fn choose(&mut self, position: &Position) -> Option<Square> {
+        self.rng.pick(solver::table().best_moves(position))
+    }
+}
+
+/// Plays random moves from `position` to the end and returns the winner
+/// (`None` for a draw).
+///
+/// ```
+/// use oxo_core::{bot::random_playout, Position, Rng};
+///
+/// let mut rng = Rng::new(1);
+/// let winner = random_playout(&Position::new(), &mut rng);
+/// # let _ = winner;
+/// ```
+pub fn random_playout(position: &Position, rng: &mut Rng) -> Option<Player> {
+    let (mut mine, mut theirs) = position.mine_theirs();
+    let mut mover = position.turn();
+    if theirs.has_line() {
+        return Some(!mover);
+    }
+    loop {
+        let empty = !(mine | theirs);
+        let sq = rng.pick(empty)?;
+        mine = mine.with(sq);
+        if mine.has_line() {
+            return Some(mover);
+        }
+        (mine, theirs) = (theirs, mine);
+        mover = !mover;
+    }
+}
