@@ -31,7 +31,13 @@ pub(crate) fn report(position: &Position) -> String {
     for row in 0..3u8 {
         let cells: Vec<String> = (0..3u8)
             .filter_map(|col| Square::from_coords(col, row))
-            .map(|sq| position.board().get(sq).map_or('.', Player::char).to_string())
+            .map(|sq| {
+                position
+                    .board()
+                    .get(sq)
+                    .map_or('.', Player::char)
+                    .to_string()
+            })
             .collect();
         let _ = writeln!(out, "{}  {}", row + 1, cells.join(" "));
     }

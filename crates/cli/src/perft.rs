@@ -35,8 +35,12 @@ pub(crate) fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
     println!(
         "total {:>10} {:>10} {:>10} {:>10}",
         stats.nodes[..=usize::from(args.depth)].iter().sum::<u64>(),
-        stats.wins[Player::X][..=usize::from(args.depth)].iter().sum::<u64>(),
-        stats.wins[Player::O][..=usize::from(args.depth)].iter().sum::<u64>(),
+        stats.wins[Player::X][..=usize::from(args.depth)]
+            .iter()
+            .sum::<u64>(),
+        stats.wins[Player::O][..=usize::from(args.depth)]
+            .iter()
+            .sum::<u64>(),
         stats.draws[..=usize::from(args.depth)].iter().sum::<u64>(),
     );
     println!(

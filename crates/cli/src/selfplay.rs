@@ -82,16 +82,31 @@ pub(crate) fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
     let secs = start.elapsed().as_secs_f64();
     let games = args.games.max(1) as f64;
     let pct = |n: u64| 100.0 * n as f64 / games;
-    println!("{} games, X = {}, O = {}, {} first", args.games, args.x, args.o, args.first);
+    println!(
+        "{} games, X = {}, O = {}, {} first",
+        args.games, args.x, args.o, args.first
+    );
     println!(
         "X ({:>7}): {:>8} wins ({:5.1}%) {:>8} losses ({:5.1}%)",
-        args.x, tally.wins.x, pct(tally.wins.x), tally.wins.o, pct(tally.wins.o)
+        args.x,
+        tally.wins.x,
+        pct(tally.wins.x),
+        tally.wins.o,
+        pct(tally.wins.o)
     );
     println!(
         "O ({:>7}): {:>8} wins ({:5.1}%) {:>8} losses ({:5.1}%)",
-        args.o, tally.wins.o, pct(tally.wins.o), tally.wins.x, pct(tally.wins.x)
+        args.o,
+        tally.wins.o,
+        pct(tally.wins.o),
+        tally.wins.x,
+        pct(tally.wins.x)
     );
-    println!("draws:       {:>8}      ({:5.1}%)", tally.draws, pct(tally.draws));
+    println!(
+        "draws:       {:>8}      ({:5.1}%)",
+        tally.draws,
+        pct(tally.draws)
+    );
     println!(
         "{:.0} games/s ({:.3} s)",
         args.games as f64 / secs.max(1e-9),

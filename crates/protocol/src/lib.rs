@@ -1,1 +1,58 @@
-//! placeholder
+//! oxo-protocol: the messages of oxo's WebSocket protocol and HTTP API.
+//!
+//! Requests go from a client to the server as [`ClientMsg`] inside a
+//! [`Request`] (which adds the client's optional request `id`); everything the
+//! server sends is a [`ServerMsg`]. Each is one JSON object per WebSocket text
+//! frame, tagged by its `"type"` field. `docs/protocol.md` is the prose
+//! contract; this crate is its executable form, shared by the server, the load
+//! tool and any Rust client.
+//!
+//! # Examples
+//!
+//! ```
+//! use oxo_core::Square;
+//! use oxo_protocol::{ClientMsg, Request};
+//!
+//! let req: Request = serde_json::from_str(
+//!     r#"{"type":"move","id":7,"table_id":"t1","cell":"b2"}"#,
+//! )?;
+//! assert_eq!(req.id, Some(7));
+//! assert_eq!(req.msg, ClientMsg::Move { table_id: "t1".into(), cell: Square::B2 });
+//! # Ok::<_, serde_json::Error>(())
+//! ```
+
+mod api;
+mod client;
+mod error;
+mod server;
+mod table;
+
+pub use api::{
+    AnalyzeResponse, ApiError, GameRecord, GameSummary, LogSlice, MoveAnalysis, RecordPlayer,
+    RecordedMove,
+};
+pub use client::{ClientMsg, Request};
+pub use error::ErrorCode;
+pub use server::ServerMsg;
+pub use table::{
+    BotSeat, LobbyTable, PlayerInfo, Scoreboard, Starter, TableOptions, TableState, TableStatus,
+};
+
+/// The protocol version this crate speaks; clients send it in `hello`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Limits every client must respect (the server enforces them).
+pub mod limits {
+    /// Largest WebSocket frame the server accepts, in bytes.
+    pub const MAX_FRAME_BYTES: usize = 4096;
+    /// Longest display name, in characters.
+    pub const MAX_NAME_CHARS: usize = 24;
+    /// Longest chat message, in characters.
+    pub const MAX_CHAT_CHARS: usize = 280;
+    /// Longest per-move time limit a table may set, in milliseconds (10 min).
+    pub const MAX_MOVE_TIME_MS: u32 = 600_000;
+    /// Shortest per-move time limit a table may set, in milliseconds.
+    pub const MIN_MOVE_TIME_MS: u32 = 1_000;
+    /// Longest bot "thinking" delay, in milliseconds.
+    pub const MAX_BOT_THINK_MS: u32 = 5_000;
+}

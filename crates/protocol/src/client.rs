@@ -1,0 +1,140 @@
+//! Messages from a client to the server.
+
+use oxo_core::{Player, Square};
+use serde::{Deserialize, Serialize};
+
+use crate::TableOptions;
+
+/// One request from a client: the message and the client's optional request
+/// id, which the server's reply carries back. A retried `move` with the same
+/// id is never applied twice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// The client's own id for this request, echoed in the reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    /// The request.
+    #[serde(flatten)]
+    pub msg: ClientMsg,
+}
+
+/// What a client asks of the server. Tagged by `"type"` in snake case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// Must be the first message: the protocol version, and the token from an
+    /// earlier `welcome` to come back as the same player.
+    Hello {
+        /// The protocol version the client speaks ([`crate::PROTOCOL_VERSION`]).
+        version: u32,
+        /// The secret session token from an earlier `welcome`, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        /// The display name to use (validated; defaults to "Player").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// Changes the display name.
+    SetName {
+        /// The new display name.
+        name: String,
+    },
+    /// Creates a table and seats the creator.
+    CreateTable {
+        /// The table's options.
+        #[serde(default)]
+        options: TableOptions,
+    },
+    /// Takes a seat at a table (`seat` picks X or O; any free seat if absent).
+    JoinTable {
+        /// The table.
+        table_id: String,
+        /// The seat wanted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Player>,
+    },
+    /// Watches a table as a spectator.
+    WatchTable {
+        /// The table.
+        table_id: String,
+    },
+    /// Leaves a table (a seated player in a game in progress forfeits).
+    LeaveTable {
+        /// The table.
+        table_id: String,
+    },
+    /// Plays a cell (`"b2"` or an index 0..8).
+    Move {
+        /// The table.
+        table_id: String,
+        /// The cell.
+        cell: Square,
+    },
+    /// Resigns the current round.
+    Forfeit {
+        /// The table.
+        table_id: String,
+    },
+    /// Asks for the next round; it starts when both players have asked.
+    Rematch {
+        /// The table.
+        table_id: String,
+    },
+    /// Sends a chat message to everyone at the table.
+    Chat {
+        /// The table.
+        table_id: String,
+        /// The message.
+        text: String,
+    },
+    /// Asks for the table's current state (sent as a `table` message).
+    Sync {
+        /// The table.
+        table_id: String,
+    },
+    /// Subscribes to the lobby: a `lobby` message now and after every change.
+    WatchLobby,
+    /// Stops the lobby subscription.
+    UnwatchLobby,
+    /// Asks for a `pong`.
+    Ping,
+}
+
+impl ClientMsg {
+    /// The `type` name of this message.
+    #[must_use]
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            ClientMsg::Hello { .. } => "hello",
+            ClientMsg::SetName { .. } => "set_name",
+            ClientMsg::CreateTable { .. } => "create_table",
+            ClientMsg::JoinTable { .. } => "join_table",
+            ClientMsg::WatchTable { .. } => "watch_table",
+            ClientMsg::LeaveTable { .. } => "leave_table",
+            ClientMsg::Move { .. } => "move",
+            ClientMsg::Forfeit { .. } => "forfeit",
+            ClientMsg::Rematch { .. } => "rematch",
+            ClientMsg::Chat { .. } => "chat",
+            ClientMsg::Sync { .. } => "sync",
+            ClientMsg::WatchLobby => "watch_lobby",
+            ClientMsg::UnwatchLobby => "unwatch_lobby",
+            ClientMsg::Ping => "ping",
+        }
+    }
+
+    /// The table this message is about, if any.
+    #[must_use]
+    pub fn table_id(&self) -> Option<&str> {
+        match self {
+            ClientMsg::JoinTable { table_id, .. }
+            | ClientMsg::WatchTable { table_id }
+            | ClientMsg::LeaveTable { table_id }
+            | ClientMsg::Move { table_id, .. }
+            | ClientMsg::Forfeit { table_id }
+            | ClientMsg::Rematch { table_id }
+            | ClientMsg::Chat { table_id, .. }
+            | ClientMsg::Sync { table_id } => Some(table_id),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Messages from the server to clients.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ErrorCode, LobbyTable, TableState};
+
+/// What the server sends. Tagged by `"type"` in snake case.
+///
+/// Every request gets exactly one reply, `ok` or `error`, carrying the
+/// request's `id`. Events (`table`, `chat`, `lobby`) come whenever something
+/// changes; the `table` event caused by a request reaches its sender before
+/// the request's `ok`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// The reply to `hello`.
+    Welcome {
+        /// The request id of the `hello`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<u64>,
+        /// The protocol version the server speaks.
+        version: u32,
+        /// The secret session token: present it in a later `hello` to come
+        /// back as the same player. Never shown to anyone else.
+        token: String,
+        /// The player's public id, as it appears in table states.
+        player_id: String,
+        /// The display name in use.
+        name: String,
+        /// Tables where this player holds a seat (to resume after a reconnect).
+        tables: Vec<String>,
+    },
+    /// A request was accepted.
+    Ok {
+        /// The request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<u64>,
+        /// The table concerned (e.g. the id of a table just created).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        table_id: Option<String>,
+    },
+    /// A request was refused; nothing changed.
+    Error {
+        /// The request id, if the request could be read that far.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<u64>,
+        /// The stable code.
+        code: ErrorCode,
+        /// What was wrong, for people (e.g. "b2 is already taken").
+        message: String,
+    },
+    /// A table's new state, after any change.
+    Table {
+        /// The state.
+        table: TableState,
+    },
+    /// A chat message at a table.
+    Chat {
+        /// The table.
+        table_id: String,
+        /// The sender's public id.
+        from_id: String,
+        /// The sender's display name.
+        from_name: String,
+        /// The message.
+        text: String,
+    },
+    /// The public tables that are waiting for a player or being played.
+    Lobby {
+        /// The tables.
+        tables: Vec<LobbyTable>,
+    },
+    /// The reply to `ping`.
+    Pong {
+        /// The request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<u64>,
+    },
+    /// The server is going away (shutdown); reconnect later with your token.
+    Closing {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl ServerMsg {
+    /// An `error` reply.
+    #[must_use]
+    pub fn error(id: Option<u64>, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+        ServerMsg::Error {
+            id,
+            code,
+            message: message.into(),
+        }
+    }
+}

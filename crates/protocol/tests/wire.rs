@@ -1,0 +1,69 @@
+//! The JSON shapes of the protocol, as docs/protocol.md documents them.
+
+use oxo_core::{Player, Square};
+use oxo_protocol::{ClientMsg, ErrorCode, Request, ServerMsg, TableOptions};
+use serde_json::json;
+
+fn req(v: serde_json::Value) -> Result<Request, serde_json::Error> {
+    serde_json::from_value(v)
+}
+
+#[test]
+fn requests_parse_with_and_without_id() {
+    assert_eq!(
+        req(json!({"type":"ping"})).unwrap(),
+        Request { id: None, msg: ClientMsg::Ping }
+    );
+    assert_eq!(
+        req(json!({"type":"move","id":3,"table_id":"t","cell":4})).unwrap(),
+        Request {
+            id: Some(3),
+            msg: ClientMsg::Move { table_id: "t".into(), cell: Square::B2 }
+        }
+    );
+    let hello = req(json!({"type":"hello","version":1})).unwrap();
+    assert_eq!(hello.msg, ClientMsg::Hello { version: 1, token: None, name: None });
+    let create = req(json!({"type":"create_table","options":{"public":false,"bot":{"level":"perfect"},"seat":"O"}})).unwrap();
+    match create.msg {
+        ClientMsg::CreateTable { options } => {
+            assert!(!options.public);
+            assert_eq!(options.seat, Some(Player::O));
+            assert_eq!(options.bot.map(|b| b.think_ms), Some(0));
+        }
+        other => panic!("{other:?}"),
+    }
+    let bare = req(json!({"type":"create_table"})).unwrap();
+    assert_eq!(bare.msg, ClientMsg::CreateTable { options: TableOptions::default() });
+}
+
+#[test]
+fn bad_requests_are_errors_not_panics() {
+    for bad in [
+        json!({"type":"fly"}),
+        json!({"type":"move","table_id":"t","cell":"d4"}),
+        json!({"type":"move","table_id":"t","cell":9}),
+        json!({"type":"move","table_id":"t","cell":-1}),
+        json!({"type":"move","table_id":"t","cell":1e300}),
+        json!({"type":"move","id":-5,"table_id":"t","cell":"a1"}),
+        json!({"type":"move","id":"x","table_id":"t","cell":"a1"}),
+        json!({"type":"move","table_id":7,"cell":"a1"}),
+        json!({"no_type":1}),
+        json!([1,2]),
+    ] {
+        assert!(req(bad.clone()).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn server_messages_have_stable_shapes() {
+    let err = ServerMsg::error(Some(9), ErrorCode::CellTaken, "b2 is already taken");
+    assert_eq!(
+        serde_json::to_value(&err).unwrap(),
+        json!({"type":"error","id":9,"code":"cell_taken","message":"b2 is already taken"})
+    );
+    let ok = ServerMsg::Ok { id: None, table_id: Some("t".into()) };
+    assert_eq!(serde_json::to_value(&ok).unwrap(), json!({"type":"ok","table_id":"t"}));
+    for code in ErrorCode::ALL {
+        assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
+    }
+}
