@@ -12,17 +12,30 @@ fn req(v: serde_json::Value) -> Result<Request, serde_json::Error> {
 fn requests_parse_with_and_without_id() {
     assert_eq!(
         req(json!({"type":"ping"})).unwrap(),
-        Request { id: None, msg: ClientMsg::Ping }
+        Request {
+            id: None,
+            msg: ClientMsg::Ping
+        }
     );
     assert_eq!(
         req(json!({"type":"move","id":3,"table_id":"t","cell":4})).unwrap(),
         Request {
             id: Some(3),
-            msg: ClientMsg::Move { table_id: "t".into(), cell: Square::B2 }
+            msg: ClientMsg::Move {
+                table_id: "t".into(),
+                cell: Square::B2
+            }
         }
     );
     let hello = req(json!({"type":"hello","version":1})).unwrap();
-    assert_eq!(hello.msg, ClientMsg::Hello { version: 1, token: None, name: None });
+    assert_eq!(
+        hello.msg,
+        ClientMsg::Hello {
+            version: 1,
+            token: None,
+            name: None
+        }
+    );
     let create = req(json!({"type":"create_table","options":{"public":false,"bot":{"level":"perfect"},"seat":"O"}})).unwrap();
     match create.msg {
         ClientMsg::CreateTable { options } => {
@@ -33,7 +46,12 @@ fn requests_parse_with_and_without_id() {
         other => panic!("{other:?}"),
     }
     let bare = req(json!({"type":"create_table"})).unwrap();
-    assert_eq!(bare.msg, ClientMsg::CreateTable { options: TableOptions::default() });
+    assert_eq!(
+        bare.msg,
+        ClientMsg::CreateTable {
+            options: TableOptions::default()
+        }
+    );
 }
 
 #[test]
@@ -48,7 +66,7 @@ fn bad_requests_are_errors_not_panics() {
         json!({"type":"move","id":"x","table_id":"t","cell":"a1"}),
         json!({"type":"move","table_id":7,"cell":"a1"}),
         json!({"no_type":1}),
-        json!([1,2]),
+        json!([1, 2]),
     ] {
         assert!(req(bad.clone()).is_err(), "{bad}");
     }
@@ -61,8 +79,14 @@ fn server_messages_have_stable_shapes() {
         serde_json::to_value(&err).unwrap(),
         json!({"type":"error","id":9,"code":"cell_taken","message":"b2 is already taken"})
     );
-    let ok = ServerMsg::Ok { id: None, table_id: Some("t".into()) };
-    assert_eq!(serde_json::to_value(&ok).unwrap(), json!({"type":"ok","table_id":"t"}));
+    let ok = ServerMsg::Ok {
+        id: None,
+        table_id: Some("t".into()),
+    };
+    assert_eq!(
+        serde_json::to_value(&ok).unwrap(),
+        json!({"type":"ok","table_id":"t"})
+    );
     for code in ErrorCode::ALL {
         assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
     }
