@@ -38,7 +38,7 @@ pub(crate) struct Tally {
 pub(crate) fn play_games(args: &SelfplayArgs, mut tick: impl FnMut()) -> Tally {
     let mut bots = ByPlayer {
         x: args.x.bot(args.seed),
-        o: args.o.bot(args.seed ^ 0x5eed_0f_0_0f_0),
+        o: args.o.bot(args.seed ^ 0x5eed_f00d_0f00),
     };
     let mut tally = Tally::default();
     for _ in 0..args.games {

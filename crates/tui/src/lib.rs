@@ -1,1 +1,78 @@
-//! placeholder
+//! oxo-tui: the terminal game behind `oxo play`.
+//!
+//! Two front ends share one [`Session`] (rounds, scores, bots; the rules are
+//! `oxo-core`'s):
+//!
+//! - the **full-screen game** ([`run_tui`]): a set-up screen, a board drawn
+//!   with box characters, a cursor, a scoreboard, help and hints, drawn with
+//!   ratatui on crossterm;
+//! - the **line mode** ([`run_lines`]): plain text in and out, one move or
+//!   command per line, for scripts, tests and pipes. Its output lines are
+//!   stable; [`mod@line`] lists them.
+//!
+//! [`run`] picks the line mode when standard input or output is not a
+//! terminal, or when [`Config::plain`] asks for it.
+//!
+//! The full-screen game keeps state, input and drawing apart, as ratatui's
+//! demo apps do: [`App`] holds the state and changes only through methods
+//! named after intents (`play`, `undo`, `restart`, `next_round`, ...);
+//! [`input`] maps keys to those methods; [`ui`] draws `&App` as a widget and
+//! changes nothing. Tests drive `App` without a terminal and draw it into
+//! ratatui's `TestBackend`.
+//!
+//! # Examples
+//!
+//! ```
+//! use oxo_tui::{Config, run_lines};
+//!
+//! let config = Config { players: oxo_core::ByPlayer { x: "Alice".parse()?, o: "bot:perfect".parse()? },
+//!                       seed: Some(1), ..Config::default() };
+//! let mut out = Vec::new();
+//! run_lines(&config, "b2\nscores\n".as_bytes(), &mut out)?;
+//! let out = String::from_utf8(out)?;
+//! assert!(out.contains("Alice (X) plays b2\n"));
+//! assert!(out.contains("Perfect bot (O) plays "));
+//! assert!(out.ends_with("Scores: Alice (X) 0, Perfect bot (O) 0, draws 0\n"));
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+
+use std::io::{self, IsTerminal};
+
+mod app;
+mod config;
+pub mod input;
+pub mod line;
+mod session;
+mod term;
+mod theme;
+pub mod ui;
+
+pub use app::{App, Direction, Field, Message, Opponent, Overlay, Screen, SetupForm, Tone};
+pub use config::{
+    Config, DEFAULT_NAMES, FirstRule, MAX_NAME_LEN, ParseFirstRuleError, ParseSeatError, Seat,
+    bot_name, check_name, clock_seed,
+};
+pub use line::{board_text, run_lines};
+pub use session::{Played, Refusal, Scores, Session};
+pub use term::{TerminalGuard, install_panic_hook, restore_terminal, run_tui};
+pub use theme::Theme;
+
+/// Runs `oxo play`: the line mode if `config.plain` or if standard input or
+/// output is not a terminal, else the full-screen game. Returns when the
+/// player quits or the input ends.
+///
+/// # Errors
+///
+/// Terminal or I/O errors. A closed output pipe (`oxo play | head`) is not
+/// an error.
+pub fn run(config: Config) -> io::Result<()> {
+    let result = if config.plain || !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        run_lines(&config, io::stdin().lock(), io::stdout().lock())
+    } else {
+        run_tui(config)
+    };
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}

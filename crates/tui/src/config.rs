@@ -1,0 +1,353 @@
+//! What a game session is set up with: who sits at X and at O, who starts,
+//! and the bots' seed.
+//!
+//! The same [`Config`] comes from the command line (`oxo play --x Alice
+//! --o bot:perfect --first toss`) or from the set-up screen, and drives both
+//! the full-screen game and the line mode.
+
+use core::fmt;
+use core::str::FromStr;
+
+use oxo_core::{BotLevel, ByPlayer, Player};
+
+/// The longest name a player may have, in characters.
+pub const MAX_NAME_LEN: usize = 20;
+
+/// Who plays one mark: a person with a name, or a bot of some strength.
+///
+/// Parsed from the `--x`/`--o` flags: `bot:LEVEL` (`bot:random`, `bot:easy`,
+/// `bot:medium`, `bot:perfect`) is a bot, anything else is a person's name.
+///
+/// ```
+/// use oxo_tui::Seat;
+/// use oxo_core::BotLevel;
+///
+/// assert_eq!("Alice".parse::<Seat>()?, Seat::Human("Alice".into()));
+/// assert_eq!("bot:perfect".parse::<Seat>()?, Seat::Bot(BotLevel::Perfect));
+/// assert!("bot:genius".parse::<Seat>().is_err());
+/// # Ok::<_, oxo_tui::ParseSeatError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seat {
+    /// A person at the keyboard, with the name to show.
+    Human(String),
+    /// A computer player of this strength.
+    Bot(BotLevel),
+}
+
+impl Seat {
+    /// The name shown for this seat: the person's name, or e.g. `Perfect bot`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match self {
+            Seat::Human(name) => name.clone(),
+            Seat::Bot(level) => bot_name(*level),
+        }
+    }
+
+    /// Whether a bot plays this seat.
+    #[must_use]
+    pub const fn is_bot(&self) -> bool {
+        matches!(self, Seat::Bot(_))
+    }
+}
+
+/// The name shown for a bot: `Random bot`, `Easy bot`, `Medium bot` or
+/// `Perfect bot`.
+#[must_use]
+pub fn bot_name(level: BotLevel) -> String {
+    let s = level.as_str();
+    let mut chars = s.chars();
+    let first = chars.next().map(|c| c.to_ascii_uppercase());
+    format!(
+        "{}{} bot",
+        first.map(String::from).unwrap_or_default(),
+        chars.as_str()
+    )
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Seat::Human(name) => f.write_str(name),
+            Seat::Bot(level) => write!(f, "bot:{level}"),
+        }
+    }
+}
+
+/// Why a string is not a [`Seat`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseSeatError {
+    /// The name is empty or only spaces.
+    EmptyName,
+    /// The name is longer than [`MAX_NAME_LEN`] characters.
+    NameTooLong(String),
+    /// The name holds a control character (a tab, an escape, ...).
+    ControlCharacter(String),
+    /// `bot:` is followed by something that is not a bot level.
+    BotLevel(String),
+}
+
+impl fmt::Display for ParseSeatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseSeatError::EmptyName => f.write_str("a player's name cannot be empty"),
+            ParseSeatError::NameTooLong(name) => write!(
+                f,
+                "the name '{name}' is too long (at most {MAX_NAME_LEN} characters)"
+            ),
+            ParseSeatError::ControlCharacter(name) => {
+                write!(f, "the name {name:?} holds a control character")
+            }
+            ParseSeatError::BotLevel(level) => write!(
+                f,
+                "'bot:{level}' is not a bot: use bot:random, bot:easy, bot:medium or bot:perfect"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseSeatError {}
+
+/// Checks a person's name: trimmed, not empty, at most [`MAX_NAME_LEN`]
+/// characters, no control characters.
+///
+/// # Errors
+///
+/// The [`ParseSeatError`] naming what is wrong with it.
+pub fn check_name(name: &str) -> Result<String, ParseSeatError> {
+    let name = name.trim();
+    if name.is_empty() {
+        Err(ParseSeatError::EmptyName)
+    } else if name.chars().any(char::is_control) {
+        Err(ParseSeatError::ControlCharacter(name.to_owned()))
+    } else if name.chars().count() > MAX_NAME_LEN {
+        Err(ParseSeatError::NameTooLong(name.to_owned()))
+    } else {
+        Ok(name.to_owned())
+    }
+}
+
+impl FromStr for Seat {
+    type Err = ParseSeatError;
+
+    fn from_str(s: &str) -> Result<Seat, ParseSeatError> {
+        let trimmed = s.trim();
+        match trimmed.get(..4) {
+            Some(prefix) if prefix.eq_ignore_ascii_case("bot:") => {
+                let level = &trimmed[4..];
+                level
+                    .parse()
+                    .map(Seat::Bot)
+                    .map_err(|_| ParseSeatError::BotLevel(level.to_owned()))
+            }
+            _ => check_name(trimmed).map(Seat::Human),
+        }
+    }
+}
+
+/// Who makes the first move of each round.
+///
+/// | rule        | round 1 | later rounds                  |
+/// | ----------- | ------- | ----------------------------- |
+/// | `alternate` | X       | the other player than last time |
+/// | `x`         | X       | X                             |
+/// | `o`         | O       | O                             |
+/// | `toss`      | coin    | a new coin toss each round    |
+///
+/// Restarting a round (`r`) keeps its starter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FirstRule {
+    /// X starts the first round, then the starter alternates.
+    #[default]
+    Alternate,
+    /// X starts every round.
+    X,
+    /// O starts every round.
+    O,
+    /// A coin toss decides, before every round.
+    Toss,
+}
+
+impl FirstRule {
+    /// Every rule, in the order the set-up screen cycles through them.
+    pub const ALL: [FirstRule; 4] = [
+        FirstRule::Alternate,
+        FirstRule::X,
+        FirstRule::O,
+        FirstRule::Toss,
+    ];
+
+    /// The rule's flag value: `alternate`, `x`, `o` or `toss`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FirstRule::Alternate => "alternate",
+            FirstRule::X => "x",
+            FirstRule::O => "o",
+            FirstRule::Toss => "toss",
+        }
+    }
+
+    /// A short description for the set-up screen.
+    #[must_use]
+    pub const fn describe(self) -> &'static str {
+        match self {
+            FirstRule::Alternate => "X, then alternate",
+            FirstRule::X => "always X",
+            FirstRule::O => "always O",
+            FirstRule::Toss => "coin toss",
+        }
+    }
+
+    /// The starter of a fixed rule, or `None` for a toss or alternation.
+    #[must_use]
+    pub const fn fixed(self) -> Option<Player> {
+        match self {
+            FirstRule::X => Some(Player::X),
+            FirstRule::O => Some(Player::O),
+            FirstRule::Alternate | FirstRule::Toss => None,
+        }
+    }
+}
+
+impl fmt::Display for FirstRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a string is not a [`FirstRule`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseFirstRuleError(pub String);
+
+impl fmt::Display for ParseFirstRuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "'{}' is not a first-move rule: use x, o, toss or alternate",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseFirstRuleError {}
+
+impl FromStr for FirstRule {
+    type Err = ParseFirstRuleError;
+
+    fn from_str(s: &str) -> Result<FirstRule, ParseFirstRuleError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "x" => Ok(FirstRule::X),
+            "o" => Ok(FirstRule::O),
+            "toss" | "coin" | "random" => Ok(FirstRule::Toss),
+            "alternate" | "alt" => Ok(FirstRule::Alternate),
+            _ => Err(ParseFirstRuleError(s.to_owned())),
+        }
+    }
+}
+
+/// Everything a session of `oxo play` starts from.
+///
+/// ```
+/// use oxo_tui::{Config, FirstRule, Seat};
+///
+/// let config = Config {
+///     players: oxo_core::ByPlayer {
+///         x: "Alice".parse()?,
+///         o: "bot:perfect".parse()?,
+///     },
+///     first: FirstRule::Toss,
+///     seed: Some(7),
+///     ..Config::default()
+/// };
+/// assert_eq!(config.players.o, Seat::Bot(oxo_core::BotLevel::Perfect));
+/// # Ok::<_, oxo_tui::ParseSeatError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Who plays X and who plays O. The marks stay with the players for the
+    /// whole session; only the starter changes between rounds.
+    pub players: ByPlayer<Seat>,
+    /// Who starts each round.
+    pub first: FirstRule,
+    /// Seed for the bots and the coin toss; `None` takes one from the clock.
+    /// The same seed and the same moves replay the same session.
+    pub seed: Option<u64>,
+    /// Whether the full-screen game opens on the set-up screen (`false` when
+    /// the players came from flags). Line mode never shows it.
+    pub setup: bool,
+    /// Line mode even on a terminal.
+    pub plain: bool,
+}
+
+impl Default for Config {
+    /// Two people called `Player 1` (X) and `Player 2` (O), X starting and
+    /// then alternating, opening on the set-up screen.
+    fn default() -> Config {
+        Config {
+            players: ByPlayer {
+                x: Seat::Human(DEFAULT_NAMES.x.to_owned()),
+                o: Seat::Human(DEFAULT_NAMES.o.to_owned()),
+            },
+            first: FirstRule::Alternate,
+            seed: None,
+            setup: true,
+            plain: false,
+        }
+    }
+}
+
+/// The names people get when they give none.
+pub const DEFAULT_NAMES: ByPlayer<&str> = ByPlayer {
+    x: "Player 1",
+    o: "Player 2",
+};
+
+/// A seed from the clock, for sessions started without `--seed`.
+#[must_use]
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0x0dd_5eed, |d| {
+            d.as_secs().wrapping_mul(1_000_000_007) ^ u64::from(d.subsec_nanos())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_parse() {
+        assert_eq!("  Bob ".parse(), Ok(Seat::Human("Bob".into())));
+        assert_eq!("BOT:Easy".parse(), Ok(Seat::Bot(BotLevel::Easy)));
+        assert_eq!("bot:impossible".parse(), Ok(Seat::Bot(BotLevel::Perfect)));
+        assert_eq!("".parse::<Seat>(), Err(ParseSeatError::EmptyName));
+        assert_eq!(
+            "bot:".parse::<Seat>(),
+            Err(ParseSeatError::BotLevel(String::new()))
+        );
+        assert!("a\tb".parse::<Seat>().is_err());
+        assert!("x".repeat(21).parse::<Seat>().is_err());
+        assert!("é".repeat(20).parse::<Seat>().is_ok());
+        // A name that merely starts with "bot" is a name.
+        assert_eq!("botany".parse(), Ok(Seat::Human("botany".into())));
+    }
+
+    #[test]
+    fn seat_names() {
+        assert_eq!(Seat::Bot(BotLevel::Perfect).name(), "Perfect bot");
+        assert_eq!(Seat::Bot(BotLevel::Random).to_string(), "bot:random");
+        assert_eq!(Seat::Human("Al".into()).name(), "Al");
+    }
+
+    #[test]
+    fn first_rules_parse() {
+        for rule in FirstRule::ALL {
+            assert_eq!(rule.as_str().parse(), Ok(rule));
+        }
+        assert_eq!("X".parse(), Ok(FirstRule::X));
+        assert!("y".parse::<FirstRule>().is_err());
+    }
+}

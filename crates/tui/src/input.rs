@@ -1,0 +1,220 @@
+//! Key bindings: which [`App`] method each key calls.
+//!
+//! | key                       | game                                   | set-up             |
+//! | ------------------------- | -------------------------------------- | ------------------ |
+//! | `←↑↓→`, `h` `j` `k` `l`   | move the cursor                        | `↑↓` field, `←→` change |
+//! | `Enter`, `Space`          | place at the cursor; next round once over | start (Space changes a choice) |
+//! | `1`..`9`                  | place on cell N (1 2 3 / 4 5 6 / 7 8 9) | typed into a name |
+//! | `a`..`c` then `1`..`3`    | place on that cell (`b` `2` is b2)     | typed into a name  |
+//! | `u`                       | undo (a bot's answer too)              |                    |
+//! | `v`                       | show the value of every free cell      |                    |
+//! | `r`                       | restart the round                      |                    |
+//! | `n`                       | back to set-up                         |                    |
+//! | `?`                       | list the keys                          |                    |
+//! | `q`, `Ctrl-C`             | quit                                   | `Esc`, `Ctrl-C`    |
+//!
+//! The digits follow the board and oxo-core's cell numbers: `1` is the top
+//! left cell a1, as on a phone keypad. A numeric keypad has `7` at the top
+//! left; oxo does not flip its rows, so that `5` is always b2 and `1` is
+//! always a1 whichever keys type them.
+//!
+//! Values are on `v`, not `h`: `h` moves the cursor left, as the other three
+//! of `h` `j` `k` `l` move it the other ways.
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::app::{App, Direction, Field, Screen};
+
+/// Handles one terminal event: a key press changes the app; a resize needs
+/// nothing but the redraw that follows every event.
+pub fn handle_event(app: &mut App, event: &Event) {
+    if let Event::Key(key) = event {
+        handle_key(app, *key);
+    }
+}
+
+/// Handles one key (presses and repeats; releases are ignored).
+pub fn handle_key(app: &mut App, key: KeyEvent) {
+    if key.kind == KeyEventKind::Release {
+        return;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && matches!(key.code, KeyCode::Char('c' | 'C' | 'd' | 'D')) {
+        app.quit();
+        return;
+    }
+    if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
+        return;
+    }
+    if app.overlay().is_some() {
+        // Any key closes the help window; the key does nothing else.
+        app.close_overlay();
+        return;
+    }
+    match app.screen() {
+        Screen::Setup => setup_key(app, key.code),
+        Screen::Game => game_key(app, key.code),
+    }
+}
+
+fn setup_key(app: &mut App, code: KeyCode) {
+    let on_name = matches!(app.form().focus, Field::Name(_));
+    match code {
+        KeyCode::Esc => app.leave_setup(),
+        KeyCode::Enter => app.start_from_form(),
+        KeyCode::Up | KeyCode::BackTab => app.form_mut().focus_next(false),
+        KeyCode::Down | KeyCode::Tab => app.form_mut().focus_next(true),
+        KeyCode::Left => app.form_mut().cycle(false),
+        KeyCode::Right => app.form_mut().cycle(true),
+        KeyCode::Backspace | KeyCode::Delete => app.form_mut().backspace(),
+        KeyCode::Char(c) if on_name => {
+            app.form_mut().type_char(c);
+        }
+        KeyCode::Char(' ') => {
+            if app.form().focus == Field::Start {
+                app.start_from_form();
+            } else {
+                app.form_mut().cycle(true);
+            }
+        }
+        KeyCode::Char('q') => app.quit(),
+        KeyCode::Char('?') => app.toggle_help(),
+        _ => {}
+    }
+}
+
+fn game_key(app: &mut App, code: KeyCode) {
+    match code {
+        KeyCode::Left | KeyCode::Char('h') => app.move_cursor(Direction::Left),
+        KeyCode::Right | KeyCode::Char('l') => app.move_cursor(Direction::Right),
+        KeyCode::Up | KeyCode::Char('k') => app.move_cursor(Direction::Up),
+        KeyCode::Down | KeyCode::Char('j') => app.move_cursor(Direction::Down),
+        KeyCode::Enter | KeyCode::Char(' ') => app.confirm(),
+        KeyCode::Char(c @ '1'..='9') => app.type_digit(c as u8 - b'0'),
+        KeyCode::Char(c @ ('a'..='c' | 'A'..='C')) => {
+            app.type_column(c.to_ascii_lowercase() as u8 - b'a');
+        }
+        KeyCode::Char('u') | KeyCode::Backspace => app.undo(),
+        KeyCode::Char('v') => app.toggle_hints(),
+        KeyCode::Char('r') => app.restart(),
+        KeyCode::Char('n') => app.open_setup(),
+        KeyCode::Char('?') => app.toggle_help(),
+        KeyCode::Char('q') => app.quit(),
+        KeyCode::Esc => app.cancel(),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::{ByPlayer, Square};
+
+    use super::*;
+    use crate::{Config, FirstRule, Overlay, Theme};
+
+    fn press(app: &mut App, keys: &str) {
+        for c in keys.chars() {
+            let code = match c {
+                '\n' => KeyCode::Enter,
+                '<' => KeyCode::Left,
+                '>' => KeyCode::Right,
+                '^' => KeyCode::Up,
+                '\u{8}' => KeyCode::Backspace,
+                '\u{1b}' => KeyCode::Esc,
+                c => KeyCode::Char(c),
+            };
+            handle_key(app, KeyEvent::new(code, KeyModifiers::NONE));
+        }
+    }
+
+    fn two_people() -> App {
+        App::new(
+            Config {
+                players: ByPlayer {
+                    x: "A".parse().expect("seat"),
+                    o: "B".parse().expect("seat"),
+                },
+                first: FirstRule::X,
+                seed: Some(1),
+                setup: false,
+                plain: false,
+            },
+            Theme::MONO,
+        )
+    }
+
+    fn moves(app: &App) -> Vec<Square> {
+        app.session()
+            .map(|s| s.game().moves().to_vec())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn keys_play_a_game() {
+        let mut app = two_people();
+        // 5 = b2, hjkl move, Enter places, "c1" by name.
+        press(&mut app, "5hk\nc1");
+        assert_eq!(moves(&app), vec![Square::B2, Square::A1, Square::C1]);
+        press(&mut app, "u");
+        assert_eq!(moves(&app), vec![Square::B2, Square::A1]);
+        press(&mut app, "r");
+        assert!(moves(&app).is_empty());
+        press(&mut app, "12437");
+        assert!(app.session().is_some_and(|s| s.game().is_over()));
+        press(&mut app, "9");
+        assert_eq!(moves(&app).len(), 5, "no move after the end");
+        press(&mut app, "\n");
+        assert_eq!(app.session().map(|s| s.round()), Some(2));
+    }
+
+    #[test]
+    fn help_swallows_one_key() {
+        let mut app = two_people();
+        press(&mut app, "?");
+        assert_eq!(app.overlay(), Some(Overlay::Help));
+        press(&mut app, "5");
+        assert_eq!(app.overlay(), None);
+        assert!(moves(&app).is_empty());
+    }
+
+    #[test]
+    fn ctrl_c_quits_everywhere() {
+        for setup in [true, false] {
+            let mut app = App::new(
+                Config {
+                    setup,
+                    ..Config::default()
+                },
+                Theme::MONO,
+            );
+            handle_key(
+                &mut app,
+                KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+            );
+            assert!(!app.is_running());
+        }
+    }
+
+    #[test]
+    fn setup_keys() {
+        let mut app = App::new(Config::default(), Theme::MONO);
+        // Mode: against a bot; down to the name; type it; start.
+        press(&mut app, ">");
+        handle_key(&mut app, KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        assert_eq!(app.form().focus, Field::Level);
+        press(&mut app, "<");
+        handle_key(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+        handle_key(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+        press(&mut app, "\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}Zoë q");
+        press(&mut app, "\n");
+        let s = app.session().expect("started");
+        assert_eq!(s.label(oxo_core::Player::X), "Zoë q (X)");
+        assert_eq!(s.label(oxo_core::Player::O), "Medium bot (O)");
+        // Esc on set-up goes back to the game; with no game it quits.
+        press(&mut app, "n\u{1b}");
+        assert_eq!(app.screen(), Screen::Game);
+        let mut fresh = App::new(Config::default(), Theme::MONO);
+        press(&mut fresh, "\u{1b}");
+        assert!(!fresh.is_running());
+    }
+}

@@ -1,0 +1,375 @@
+//! The line mode: `oxo play` when standard input or output is not a terminal,
+//! or with `--plain`.
+//!
+//! It reads one move or command per line and writes plain text, for scripts,
+//! tests and terminals that cannot show the full-screen game. Every line it
+//! writes has one of the stable shapes below, which scripts may rely on
+//! (`NAME` is the player's name, `M` the mark `X` or `O`, `SQ` a cell `a1`..`c3`):
+//!
+//! ```text
+//! Players: NAME (X) vs NAME (O)
+//! Round N: NAME (M) starts                 (+ " (coin toss)" with --first toss)
+//! Round N restarted: NAME (M) starts
+//!    a b c                                 the board, four lines: header, then
+//! 1  X . .                                 rows 1-3 with X, O or . per cell
+//! 2  . O .
+//! 3  . . .
+//! NAME (M) to move                         a person is to move
+//! NAME (M) plays SQ                        a person's or a bot's move
+//! Result: NAME (M) wins with SQ SQ SQ      a won game ...
+//! Result: draw                             ... or a drawn one
+//! Scores: NAME (X) N, NAME (O) N, draws N  after each result and for `scores`
+//! Undone: M SQ[, M SQ]                     most recent first
+//! Hint for NAME (M): SQ VALUE, ...         best first, VALUE as `win in 3`, `draw`, `loss in 2`
+//! Refused: REASON                          a move or command that changed nothing
+//! ```
+//!
+//! Input lines are cells (`b2`, `B2`, or `5`: 1..9 row by row from the top
+//! left) or the commands `undo`, `restart`, `scores`, `hint`, `next`, `help`
+//! and `quit` (or their first letters). Blank lines are skipped. When a game
+//! ends, its result and the scores are printed and the next round starts at
+//! once; with bots in both seats the next round waits for `next` (or any
+//! line), so that a script decides how many games to watch. End of input ends
+//! the session.
+
+use std::io::{self, BufRead, Write};
+
+use oxo_core::{Game, Player, Square};
+
+use crate::config::Config;
+use crate::session::{Played, Refusal, Session};
+
+/// One input line of the line mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Command {
+    Play(Square),
+    Undo,
+    Restart,
+    Next,
+    Scores,
+    Hint,
+    Help,
+    Quit,
+}
+
+fn parse(line: &str) -> Option<Command> {
+    let word = line.trim().to_ascii_lowercase();
+    Some(match word.as_str() {
+        "undo" | "u" => Command::Undo,
+        "restart" | "r" => Command::Restart,
+        "next" | "n" => Command::Next,
+        "scores" | "score" | "s" => Command::Scores,
+        "hint" | "hints" | "h" => Command::Hint,
+        "help" | "?" => Command::Help,
+        "quit" | "exit" | "q" => Command::Quit,
+        _ => Command::Play(word.parse().ok()?),
+    })
+}
+
+/// Runs a session in line mode, reading `input` to its end (or `quit`) and
+/// writing to `output`.
+///
+/// # Errors
+///
+/// Reading `input` or writing `output` failed. Bad input lines are not
+/// errors: they get a `Refused:` line.
+///
+/// # Examples
+///
+/// ```
+/// use oxo_tui::{Config, run_lines};
+///
+/// let config = Config { players: oxo_core::ByPlayer { x: "A".parse()?, o: "B".parse()? },
+///                       ..Config::default() };
+/// let mut out = Vec::new();
+/// run_lines(&config, "a1\nb1\na2\nb2\na3\n".as_bytes(), &mut out)?;
+/// let out = String::from_utf8(out)?;
+/// assert!(out.contains("\nResult: A (X) wins with a1 a2 a3\n"));
+/// assert!(out.contains("\nScores: A (X) 1, B (O) 0, draws 0\n"));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+pub fn run_lines(config: &Config, mut input: impl BufRead, output: impl Write) -> io::Result<()> {
+    let mut out = Lines {
+        session: Session::new(config),
+        out: output,
+    };
+    let players = format!(
+        "Players: {} vs {}",
+        out.session.label(Player::X),
+        out.session.label(Player::O)
+    );
+    out.say(&players)?;
+    out.begin_round(false)?;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match parse(line) {
+            Some(Command::Quit) => break,
+            Some(command) => out.command(command)?,
+            None => out.say(&format!(
+                "Refused: '{}' is not a cell or a command (try b2, 5 or help)",
+                shorten(line)
+            ))?,
+        }
+    }
+    out.out.flush()
+}
+
+/// `line`, cut to 24 characters (`…` marks the cut) to echo it back.
+fn shorten(line: &str) -> String {
+    const MAX: usize = 24;
+    if line.chars().count() <= MAX {
+        line.to_owned()
+    } else {
+        let mut short: String = line.chars().take(MAX - 1).collect();
+        short.push('…');
+        short
+    }
+}
+
+struct Lines<W> {
+    session: Session,
+    out: W,
+}
+
+impl<W: Write> Lines<W> {
+    fn say(&mut self, line: &str) -> io::Result<()> {
+        writeln!(self.out, "{line}")
+    }
+
+    fn refused(&mut self, refusal: Refusal) -> io::Result<()> {
+        self.say(&format!("Refused: {refusal}"))
+    }
+
+    fn command(&mut self, command: Command) -> io::Result<()> {
+        match command {
+            Command::Play(square) => match self.session.play(square) {
+                Ok(played) => {
+                    self.played(played)?;
+                    self.settle()
+                }
+                Err(refusal) => self.refused(refusal),
+            },
+            Command::Undo => match self.session.undo() {
+                Ok(undone) => {
+                    let list: Vec<String> =
+                        undone.iter().map(|(p, sq)| format!("{p} {sq}")).collect();
+                    self.say(&format!("Undone: {}", list.join(", ")))?;
+                    self.board()?;
+                    self.settle()
+                }
+                Err(refusal) => self.refused(refusal),
+            },
+            Command::Restart => {
+                self.session.restart();
+                self.begin_round(true)
+            }
+            Command::Next => match self.session.next_round() {
+                Ok(()) => self.begin_round(false),
+                Err(refusal) => self.refused(refusal),
+            },
+            Command::Scores => self.scores(),
+            Command::Hint => self.hint(),
+            Command::Help => {
+                self.say("Moves: a cell a1..c3 (column a-c, row 1-3 from the top) or 1..9 row by row from the top left (1 = a1, 5 = b2, 9 = c3)")?;
+                self.say("Commands: undo, restart, scores, hint, next, help, quit")
+            }
+            Command::Quit => Ok(()),
+        }
+    }
+
+    /// `Round N: NAME (M) starts`, or `Round N restarted: NAME (M) starts`,
+    /// then the board and whatever follows.
+    fn begin_round(&mut self, restarted: bool) -> io::Result<()> {
+        let s = &self.session;
+        let starter = s.label(s.game().first());
+        let line = if restarted {
+            format!("Round {} restarted: {starter} starts", s.round())
+        } else {
+            let toss = if s.tossed() { " (coin toss)" } else { "" };
+            format!("Round {}: {starter} starts{toss}", s.round())
+        };
+        self.say(&line)?;
+        self.board()?;
+        self.settle()
+    }
+
+    fn played(&mut self, played: Played) -> io::Result<()> {
+        let line = format!(
+            "{} plays {}",
+            self.session.label(played.player),
+            played.square
+        );
+        self.say(&line)?;
+        self.board()
+    }
+
+    /// Lets the bots move, then announces the result (and starts the next
+    /// round) or says who is to move.
+    fn settle(&mut self) -> io::Result<()> {
+        while let Some(played) = self.session.bot_move() {
+            self.played(played)?;
+        }
+        let s = &self.session;
+        if let Some(outcome) = s.game().outcome() {
+            let line = match outcome.winner() {
+                Some(winner) => {
+                    format!("Result: {} wins with {}", s.label(winner), outcome.cells())
+                }
+                None => "Result: draw".to_owned(),
+            };
+            self.say(&line)?;
+            self.scores()?;
+            if self.session.bots_only() {
+                Ok(())
+            } else {
+                self.session
+                    .next_round()
+                    .map_err(|e| io::Error::other(format!("cannot start the next round: {e}")))?;
+                self.begin_round(false)
+            }
+        } else if let Some(player) = s.human_to_move() {
+            let line = format!("{} to move", s.label(player));
+            self.say(&line)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn board(&mut self) -> io::Result<()> {
+        let text = board_text(self.session.game());
+        self.out.write_all(text.as_bytes())
+    }
+
+    fn scores(&mut self) -> io::Result<()> {
+        let s = &self.session;
+        let scores = s.scores();
+        let line = format!(
+            "Scores: {} {}, {} {}, draws {}",
+            s.label(Player::X),
+            scores.wins.x,
+            s.label(Player::O),
+            scores.wins.o,
+            scores.draws
+        );
+        self.say(&line)
+    }
+
+    fn hint(&mut self) -> io::Result<()> {
+        let s = &self.session;
+        let Some(player) = s.game().to_move() else {
+            return self.refused(Refusal::GameOver);
+        };
+        let cells: Vec<String> = s
+            .hints()
+            .iter()
+            .map(|h| format!("{} {}", h.square, h.value))
+            .collect();
+        let line = format!("Hint for {}: {}", s.label(player), cells.join(", "));
+        self.say(&line)
+    }
+}
+
+/// The board as four lines of text: a header `   a b c`, then one line per
+/// row, `1  X . O`.
+#[must_use]
+pub fn board_text(game: &Game) -> String {
+    let mut text = String::from("   a b c\n");
+    for row in 0..3u8 {
+        text.push(char::from(b'1' + row));
+        text.push(' ');
+        for col in 0..3u8 {
+            let mark = Square::from_coords(col, row)
+                .and_then(|sq| game.position().board().get(sq))
+                .map_or('.', Player::char);
+            text.push(' ');
+            text.push(mark);
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::ByPlayer;
+
+    use super::*;
+    use crate::FirstRule;
+
+    fn run(x: &str, o: &str, input: &str) -> String {
+        let config = Config {
+            players: ByPlayer {
+                x: x.parse().expect("seat"),
+                o: o.parse().expect("seat"),
+            },
+            first: FirstRule::X,
+            seed: Some(1),
+            ..Config::default()
+        };
+        let mut out = Vec::new();
+        run_lines(&config, input.as_bytes(), &mut out).expect("in-memory I/O");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    #[test]
+    fn commands_parse() {
+        assert_eq!(parse(" B2 "), Some(Command::Play(Square::B2)));
+        assert_eq!(parse("5"), Some(Command::Play(Square::B2)));
+        assert_eq!(parse("UNDO"), Some(Command::Undo));
+        assert_eq!(parse("q"), Some(Command::Quit));
+        assert_eq!(parse("d4"), None);
+        assert_eq!(parse("0"), None);
+    }
+
+    #[test]
+    fn a_won_game() {
+        let out = run("A", "B", "a1\nb1\na2\nb2\na3\n");
+        assert!(out.starts_with("Players: A (X) vs B (O)\nRound 1: A (X) starts\n"));
+        assert!(out.contains("A (X) plays a3\n   a b c\n1  X O .\n2  X O .\n3  X . .\n"));
+        assert!(out.contains("Result: A (X) wins with a1 a2 a3\nScores: A (X) 1, B (O) 0, draws 0\nRound 2: A (X) starts\n"));
+        assert!(out.ends_with("A (X) to move\n"));
+    }
+
+    #[test]
+    fn refusals_and_commands() {
+        let out = run(
+            "A",
+            "B",
+            "b2\nb2\nzz\n\nundo\nundo\nundo\nhint\nscores\nnext\nquit\na1\n",
+        );
+        assert!(out.contains("Refused: b2 is already taken (by X)\n"));
+        assert!(out.contains("Refused: 'zz' is not a cell or a command (try b2, 5 or help)\n"));
+        assert!(out.contains("Undone: X b2\n"));
+        assert!(out.contains("Refused: there is no move to undo\n"));
+        assert!(out.contains("Hint for A (X): "));
+        assert!(out.contains("Scores: A (X) 0, B (O) 0, draws 0\n"));
+        assert!(out.contains("Refused: the game is not over yet\n"));
+        assert!(!out.contains("plays a1"), "nothing after quit");
+    }
+
+    #[test]
+    fn against_the_perfect_bot() {
+        let out = run("A", "bot:perfect", "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
+        assert!(out.contains("Perfect bot (O) plays "));
+        assert!(
+            out.contains("Result: draw\n") || out.contains("Result: Perfect bot (O) wins with ")
+        );
+        assert!(!out.contains("Result: A (X) wins"));
+    }
+
+    #[test]
+    fn bots_only_wait_for_next() {
+        let out = run("bot:perfect", "bot:perfect", "next\n");
+        assert_eq!(out.matches("Result: draw\n").count(), 2);
+        assert!(out.contains("Scores: Perfect bot (X) 0, Perfect bot (O) 0, draws 2\n"));
+    }
+}

@@ -1,0 +1,209 @@
+//! Golden screens: the app drawn into ratatui's `TestBackend`, compared with
+//! the snapshots in `tests/snapshots/` (review changes with `cargo insta
+//! review`, or `INSTA_UPDATE=always cargo test` and `git diff`).
+//!
+//! Text snapshots cannot show colours, so the highlighted screens also get a
+//! *highlight map*: one character per terminal cell, `#` for the winning
+//! line, `+` for the cursor, `.` for anything else.
+
+use oxo_core::{ByPlayer, Square, Square::*};
+use oxo_tui::{App, Config, FirstRule, Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+
+fn config(x: &str, o: &str) -> Config {
+    Config {
+        players: ByPlayer {
+            x: x.parse().expect("seat"),
+            o: o.parse().expect("seat"),
+        },
+        first: FirstRule::X,
+        seed: Some(7),
+        setup: false,
+        plain: false,
+    }
+}
+
+fn game(moves: &[Square]) -> App {
+    let mut app = App::new(config("Alice", "Bob"), Theme::COLOR);
+    for &sq in moves {
+        app.play(sq);
+    }
+    app
+}
+
+fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
+    terminal
+        .draw(|frame| frame.render_widget(app, frame.area()))
+        .expect("draw");
+    terminal
+}
+
+fn highlight_map(buffer: &Buffer, theme: Theme) -> String {
+    let area = buffer.area;
+    let mut map = String::new();
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let cell = &buffer[(x, y)];
+            map.push(if theme.has_color() {
+                match cell.bg {
+                    Color::Green => '#',
+                    Color::DarkGray => '+',
+                    _ => '.',
+                }
+            } else if cell.modifier.contains(Modifier::REVERSED | Modifier::BOLD) {
+                '#'
+            } else if cell.modifier.contains(Modifier::REVERSED) {
+                '+'
+            } else {
+                '.'
+            });
+        }
+        map.push('\n');
+    }
+    map
+}
+
+#[test]
+fn setup_screen() {
+    let app = App::new(Config::default(), Theme::COLOR);
+    insta::assert_snapshot!(draw(&app, 100, 35).backend());
+}
+
+#[test]
+fn setup_screen_against_a_bot() {
+    let mut app = App::new(Config::default(), Theme::COLOR);
+    app.form_mut().cycle(true);
+    app.form_mut().focus_next(true);
+    insta::assert_snapshot!(draw(&app, 80, 24).backend());
+}
+
+#[test]
+fn mid_game() {
+    let mut app = game(&[B2, A1, C3]);
+    app.move_cursor(oxo_tui::Direction::Up);
+    let terminal = draw(&app, 100, 35);
+    insta::assert_snapshot!(terminal.backend());
+    insta::assert_snapshot!(
+        "mid_game_highlight",
+        highlight_map(terminal.backend().buffer(), Theme::COLOR)
+    );
+}
+
+#[test]
+fn win_with_highlighted_line() {
+    let app = game(&[A1, B1, B2, C1, C3]);
+    let terminal = draw(&app, 100, 35);
+    insta::assert_snapshot!(terminal.backend());
+    let map = highlight_map(terminal.backend().buffer(), Theme::COLOR);
+    insta::assert_snapshot!("win_highlight", map);
+    // Three cells of the diagonal, 13×5 each, and no cursor once it is over.
+    assert_eq!(map.matches('#').count(), 3 * 13 * 5);
+    assert_eq!(map.matches('+').count(), 0);
+}
+
+#[test]
+fn win_without_colour() {
+    let mut app = App::new(config("Alice", "Bob"), Theme::MONO);
+    for sq in [A1, B1, B2, C1, C3] {
+        app.play(sq);
+    }
+    let terminal = draw(&app, 80, 24);
+    let buffer = terminal.backend().buffer();
+    assert!(
+        buffer
+            .content()
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset),
+        "NO_COLOR: no colour at all"
+    );
+    let map = highlight_map(buffer, Theme::MONO);
+    // Below the title bar (itself in reverse video): the three 13×5 cells.
+    let (_title, board) = map.split_once('\n').expect("lines");
+    assert_eq!(
+        board.matches('#').count(),
+        3 * 13 * 5,
+        "the line shows in reverse video"
+    );
+}
+
+#[test]
+fn draw_screen() {
+    let app = game(&[B2, A1, C1, A3, A2, C2, B1, B3, C3]);
+    insta::assert_snapshot!(draw(&app, 80, 24).backend());
+}
+
+#[test]
+fn second_round_scoreboard() {
+    let mut app = game(&[A1, B1, B2, C1, C3]);
+    app.next_round();
+    app.play(A2);
+    insta::assert_snapshot!(draw(&app, 80, 24).backend());
+}
+
+#[test]
+fn small_terminal() {
+    let app = game(&[B2, A1]);
+    insta::assert_snapshot!(draw(&app, 40, 16).backend());
+}
+
+#[test]
+fn too_small_terminal() {
+    let app = game(&[B2]);
+    insta::assert_snapshot!(draw(&app, 30, 10).backend());
+    // Degenerate sizes draw without panicking.
+    for (w, h) in [
+        (0, 0),
+        (1, 1),
+        (5, 2),
+        (31, 14),
+        (32, 13),
+        (200, 14),
+        (32, 80),
+    ] {
+        draw(&app, w, h);
+    }
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = game(&[B2]);
+    app.toggle_help();
+    insta::assert_snapshot!(draw(&app, 100, 35).backend());
+    insta::assert_snapshot!("help_overlay_narrow", draw(&app, 40, 18).backend());
+}
+
+#[test]
+fn hints_show_values() {
+    let mut app = game(&[A1, B2, C3]);
+    app.toggle_hints();
+    insta::assert_snapshot!(draw(&app, 80, 24).backend());
+}
+
+#[test]
+fn bot_game_against_perfect() {
+    let mut app = App::new(config("Alice", "bot:perfect"), Theme::COLOR);
+    app.play(B2);
+    let screen = draw(&app, 100, 35).backend().to_string();
+    assert!(screen.contains("Perfect bot (O) played "));
+    assert!(screen.contains("Alice (X) to move"));
+}
+
+#[test]
+fn every_size_draws() {
+    let app = game(&[B2, A1, C3]);
+    for w in (20..=120).step_by(7) {
+        for h in (8..=40).step_by(3) {
+            let screen = draw(&app, w, h).backend().to_string();
+            if w >= oxo_tui::ui::MIN_WIDTH && h >= oxo_tui::ui::MIN_HEIGHT {
+                assert!(screen.contains("Bob (O) to move"), "{w}×{h}");
+                assert!(screen.contains("Bob"), "{w}×{h}: scores shown");
+            } else {
+                assert!(screen.contains("too small"), "{w}×{h}");
+            }
+        }
+    }
+}
