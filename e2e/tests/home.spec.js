@@ -1,0 +1,80 @@
+// The home page: the remembered, changeable name; your games in progress;
+// recent games that open their replay.
+
+import { test, expect } from '../support/fixtures.js';
+import { status, play } from '../support/game.js';
+
+test('the display name is remembered and can be changed', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('#me-name')).toHaveText('Alice');
+  await page.getByRole('button', { name: 'Change name' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Your name' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('textbox').fill('Zed the Great');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.locator('#me-name')).toHaveText('Zed the Great');
+  await expect(page.locator('.name-now')).toHaveText('Zed the Great');
+
+  await page.reload();
+  await expect(page.locator('#me-name')).toHaveText('Zed the Great');
+
+  // Seats show the new name.
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page.locator('.player[data-seat="X"] .player-name')).toHaveText('Zed the Great');
+
+  // An empty name is refused.
+  await page.locator('#me-name').click();
+  await dialog.getByRole('textbox').fill('   ');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(page.locator('#name-error')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+});
+
+test('your games in progress and recent games on the home page', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const tableUrl = page.url();
+  await play(page, 'b2', 'X');
+
+  // Home lists the game to continue.
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  const mine = page.locator('#my-tables');
+  await expect(mine).toContainText('Pass and play');
+  await mine.getByRole('link', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(tableUrl);
+  await expect(status(page)).toHaveText('O to move');
+
+  // Finish it; it shows in recent games and opens its replay.
+  for (const [sq, mark] of [['a1', 'O'], ['c1', 'X'], ['a3', 'O'], ['a2', 'X'], ['c2', 'O'], ['b1', 'X'], ['b3', 'O'], ['c3', 'X']]) {
+    await play(page, sq, mark);
+  }
+  await expect(status(page)).toHaveText('Draw');
+  const replay = await page.getByRole('link', { name: 'Open replay' }).getAttribute('href');
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  const recent = page.locator(`#recent li:has(a[href="${replay}"])`);
+  await expect(recent).toContainText('Alice vs Alice');
+  await expect(recent).toContainText('Draw');
+  await expect(recent).toContainText('9 moves');
+  await recent.getByRole('link').click();
+  await expect(page).toHaveURL(/\/games\//);
+  await expect(page.locator('#outcome')).toHaveText('Draw');
+});
+
+test('a token the server does not know starts a fresh session', async ({ page }) => {
+  await page.addInitScript(() => {
+    if (!sessionStorage.getItem('seeded')) {
+      sessionStorage.setItem('seeded', '1');
+      localStorage.setItem('oxo.token', 'not-a-real-token');
+    }
+  });
+  await page.goto('/');
+  await expect(page.locator('#me-name')).toHaveText('Alice');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  await expect(status(page)).toHaveText('X to move');
+  const token = await page.evaluate(() => localStorage.getItem('oxo.token'));
+  expect(token).not.toBe('not-a-real-token');
+  expect(token).toBeTruthy();
+});

@@ -1,0 +1,69 @@
+// The replay page steps through a finished game: buttons, arrow keys, the
+// log, and a link anyone can open.
+
+import { test, expect } from '../support/fixtures.js';
+import { cell, boardOf, play, winCellsOf } from '../support/game.js';
+
+test('the replay page steps through a finished game', async ({ page, player }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
+    await play(page, sq, mark);
+  }
+  await page.getByRole('link', { name: 'Open replay' }).click();
+  await expect(page).toHaveURL(/\/games\/[^/?]+/);
+
+  const position = page.locator('#position');
+  const outcome = page.locator('#outcome');
+  await expect(outcome).toHaveText('Alice (X) wins — three in a row: a1 b2 c3');
+  await expect(position).toHaveText('Move 5 of 5');
+  expect(await boardOf(page)).toBe('XOO.X...X');
+  expect((await winCellsOf(page)).sort()).toEqual(['a1', 'b2', 'c3']);
+  await expect(page.locator('.winline line.winstroke')).toHaveCount(1);
+  await expect(page.getByRole('button', { name: 'Forward', exact: true })).toBeDisabled();
+  await expect(page.locator('#log li')).toHaveCount(7);
+
+  // Home / End and the arrow keys.
+  await page.keyboard.press('Home');
+  await expect(position).toHaveText('Start — 5 moves');
+  expect(await boardOf(page)).toBe('.........');
+  await expect(page.getByRole('button', { name: 'Back', exact: true })).toBeDisabled();
+  await page.keyboard.press('ArrowRight');
+  await expect(position).toHaveText('Move 1 of 5');
+  expect(await boardOf(page)).toBe('X........');
+  await expect(cell(page, 'a1')).toHaveClass(/is-last/);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect(position).toHaveText('Move 3 of 5');
+  expect(await boardOf(page)).toBe('XO..X....');
+  await page.keyboard.press('ArrowLeft');
+  await expect(position).toHaveText('Move 2 of 5');
+  await expect(page).toHaveURL(/\?ply=2$/);
+  expect(await winCellsOf(page)).toEqual([]);
+
+  // The buttons, and the log in sync.
+  await page.getByRole('button', { name: 'Forward', exact: true }).click();
+  await expect(position).toHaveText('Move 3 of 5');
+  await expect(page.locator('#log li.is-current')).toHaveAttribute('data-ply', '3');
+  await page.getByRole('button', { name: 'First', exact: true }).click();
+  await expect(position).toHaveText('Start — 5 moves');
+  await expect(page.locator('#log li.is-current')).toHaveAttribute('data-ply', '0');
+  await page.getByRole('button', { name: 'Last', exact: true }).click();
+  await expect(position).toHaveText('Move 5 of 5');
+  await page.getByRole('button', { name: 'Move 4: O c1' }).click();
+  await expect(position).toHaveText('Move 4 of 5');
+  expect(await boardOf(page)).toBe('XOO.X....');
+  await page.keyboard.press('End');
+  await expect(position).toHaveText('Move 5 of 5');
+  await expect(page.locator('#announcer')).toContainText('Alice (X) wins');
+
+  // Anyone can open the link, at a given move too.
+  const gameUrl = page.url().replace(/\?.*$/, '');
+  const stranger = await player('Stranger');
+  await stranger.goto(`${gameUrl}?ply=1`);
+  await expect(stranger.locator('#position')).toHaveText('Move 1 of 5');
+  await expect(stranger.locator('#outcome')).toHaveText('Alice (X) wins — three in a row: a1 b2 c3');
+  await stranger.getByRole('button', { name: 'Last', exact: true }).click();
+  expect(await boardOf(stranger)).toBe('XOO.X...X');
+});

@@ -1,0 +1,56 @@
+// Screenshots of the main screens on a desktop and a 375 px phone, light and
+// dark, saved to e2e/artifacts/ for people to look at.
+
+import { test, expect, artifact } from '../support/fixtures.js';
+import { status, play, startBotGame } from '../support/game.js';
+
+const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  mobile: { width: 375, height: 812 },
+};
+
+for (const [label, viewport] of Object.entries(VIEWPORTS)) {
+  for (const scheme of ['light', 'dark']) {
+    test(`screenshots: ${label}, ${scheme}`, async ({ page, server }) => {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+      const shot = async (name) => {
+        await page.screenshot({ path: artifact(`${name}-${label}-${scheme}.png`), fullPage: true, animations: 'disabled' });
+      };
+
+      await page.goto('/');
+      await expect(page.locator('#recent')).not.toContainText('Loading');
+      await shot('home');
+
+      // Mid-game against the computer: two moves each.
+      await startBotGame(page, { level: 'Impossible', side: 'X' });
+      await play(page, 'b2', 'X');
+      await expect(page.locator('#moves li.move')).toHaveCount(2, { timeout: 15_000 });
+      await expect(status(page)).toHaveText('Your turn (X)');
+      const corner = await page.locator('.cell[data-mark=""]').first().getAttribute('data-square');
+      await play(page, corner, 'X');
+      await expect(page.locator('#moves li.move')).toHaveCount(4, { timeout: 15_000 });
+      await expect(status(page)).toHaveText(/Your turn \(X\)|wins|Draw/);
+      await page.getByRole('switch', { name: 'Hints' }).check();
+      await expect(page.locator('.cell .hint').first()).toBeVisible();
+      await page.mouse.move(0, 0);
+      await shot('game');
+      await page.getByRole('switch', { name: 'Hints' }).uncheck();
+
+      // A won game (pass and play, scripted).
+      await page.goto('/');
+      await page.getByRole('button', { name: 'Start pass and play' }).click();
+      await expect(page).toHaveURL(/\/t\/[^/]+$/);
+      for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
+        await play(page, sq, mark);
+      }
+      await expect(status(page)).toHaveText('X wins');
+      await shot('win');
+
+      // Its replay (it opens at the end).
+      await page.getByRole('link', { name: 'Open replay' }).click();
+      await expect(page.locator('#position')).toHaveText('Move 5 of 5');
+      await shot('replay');
+    });
+  }
+}

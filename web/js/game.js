@@ -1,0 +1,507 @@
+// The game page (`/t/{table_id}`): a table seen by a player or a spectator.
+//
+// The server is the authority: a click sends `move` and the board changes
+// only when the next `table` state arrives. A refused move shows the
+// server's message for a moment and changes nothing else. Every `table`
+// event carries the whole state, so a reload or a reconnect draws the exact
+// game again from the first one.
+//
+// Who we are at this table follows from the state: the seats whose player id
+// is ours. Opening the link seats us if a seat is free (the friend link);
+// otherwise, or with `?watch`, we watch.
+
+import { conn } from './net.js';
+import * as api from './api.js';
+import * as store from './store.js';
+import { h, replace, announce, toast, copyText } from './dom.js';
+import { Board, markSvg } from './board.js';
+import { navigate } from './router.js';
+import { mySeats, forget } from './session.js';
+import { SQUARES, parseBoard, index, outcomeCells, other, LEVEL_NAMES } from './notation.js';
+import { view, describe, outcomeText } from './status.js';
+
+const MAX_CHAT = 100;
+
+/** A button that asks for a second click within a few seconds before acting. */
+function confirmable(button, { label, confirmLabel, needsConfirm, action }) {
+  let armed = null;
+  const reset = () => {
+    clearTimeout(armed);
+    armed = null;
+    button.textContent = label;
+    button.classList.remove('is-armed');
+  };
+  button.textContent = label;
+  button.addEventListener('click', () => {
+    if (!needsConfirm() || armed) {
+      reset();
+      action();
+      return;
+    }
+    button.textContent = confirmLabel;
+    button.classList.add('is-armed');
+    armed = setTimeout(reset, 4000);
+  });
+  return reset;
+}
+
+export function mountGame(main, { tableId, watch }) {
+  document.title = 'Game · oxo';
+  const cleanups = [];
+  const timers = [];
+
+  let table = null;
+  let receivedAt = 0;
+  let prev = null;
+  let role = null; // 'player' | 'spectator', for reconnects
+  let gone = false;
+  let hintsOn = store.pref('hints', false);
+  let hints = null;
+  let hintsKey = '';
+  let lastStatus = '';
+  let chatCount = 0;
+
+  const board = new Board({ onPlay: play, label: 'Game board' });
+
+  // --- Elements ---
+  const seatEls = { X: playerCard('X'), O: playerCard('O') };
+  const drawsEl = h('span.draws-n', {}, '0');
+  const metaEl = h('p.table-meta', {});
+  const statusEl = h('p.status', { id: 'status' }, 'Connecting…');
+  const subEl = h('p.substatus', { id: 'substatus' });
+  const shareInput = h('input.share-input', {
+    type: 'text',
+    readonly: true,
+    value: `${window.location.origin}/t/${encodeURIComponent(tableId)}`,
+    'aria-label': 'Link to this table',
+    onfocus: (ev) => ev.target.select(),
+  });
+  const copyButton = h('button.btn.btn-primary.btn-small', {
+    type: 'button',
+    onclick: async () => {
+      const ok = await copyText(shareInput.value, shareInput);
+      copyButton.textContent = ok ? 'Copied!' : 'Press Ctrl+C';
+      setTimeout(() => { copyButton.textContent = 'Copy'; }, 2000);
+    },
+  }, 'Copy');
+  const shareEl = h('div.share', { id: 'share', hidden: true },
+    h('p.share-title', {}, 'Send this link to a friend. They open it and take the other seat.'),
+    h('div.share-row', {}, shareInput, copyButton),
+  );
+
+  const rematchButton = h('button.btn.btn-primary', { type: 'button', id: 'rematch', onclick: rematch }, 'Rematch');
+  const forfeitButton = h('button.btn.btn-ghost', { type: 'button', id: 'forfeit' });
+  const leaveButton = h('button.btn.btn-ghost', { type: 'button', id: 'leave' });
+  const resetForfeit = confirmable(forfeitButton, {
+    label: 'Forfeit',
+    confirmLabel: 'Really forfeit?',
+    needsConfirm: () => true,
+    action: forfeit,
+  });
+  const resetLeave = confirmable(leaveButton, {
+    label: 'Leave',
+    confirmLabel: 'Leave and forfeit?',
+    needsConfirm: () => table?.status === 'in_progress' && mySeats(table).length > 0 && !table.options.pass_and_play,
+    action: leave,
+  });
+  const hintsInput = h('input', {
+    type: 'checkbox',
+    role: 'switch',
+    id: 'hints',
+    checked: hintsOn,
+    onchange: (ev) => {
+      hintsOn = ev.target.checked;
+      store.setPref('hints', hintsOn);
+      renderBoard(false);
+    },
+  });
+  const hintsEl = h('label.switch.hints-switch', { hidden: true },
+    hintsInput,
+    h('span.switch-track', { 'aria-hidden': 'true' }),
+    h('span.switch-label', {}, 'Hints'),
+  );
+
+  const movesEl = h('ol.movelist', { id: 'moves', 'aria-label': 'Moves' });
+  const replayLink = h('a.btn.btn-small.btn-ghost', { 'data-link': true, hidden: true, id: 'replay-link' }, 'Open replay');
+  const chatLog = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages' },
+    h('li.empty', {}, 'No messages yet.'));
+  const chatInput = h('input.chat-input', {
+    type: 'text',
+    maxlength: 280,
+    placeholder: 'Say something nice',
+    'aria-label': 'Chat message',
+    autocomplete: 'off',
+  });
+  const chatForm = h('form.chat-form', { onsubmit: sendChat },
+    chatInput,
+    h('button.btn.btn-secondary.btn-small', { type: 'submit' }, 'Send'),
+  );
+
+  const keysHelp = h('p.keys-help', {}, '');
+
+  const layout = h('div.game', {},
+    h('section.game-main', { 'aria-labelledby': 'game-title' },
+      h('div.game-head', {},
+        h('a.back', { href: '/', 'data-link': true }, h('span', { 'aria-hidden': 'true' }, '← '), 'Home'),
+        metaEl,
+      ),
+      h('h1.visually-hidden', { id: 'game-title' }, 'Game'),
+      h('div.scoreboard', { id: 'scoreboard', 'aria-label': 'Scoreboard', role: 'group' },
+        seatEls.X.el,
+        h('div.draws', {}, drawsEl, h('span.draws-label', {}, 'draws')),
+        seatEls.O.el,
+      ),
+      h('div.status-box', {}, statusEl, subEl),
+      shareEl,
+      board.el,
+      h('div.controls', {}, rematchButton, forfeitButton, leaveButton, hintsEl),
+      keysHelp,
+    ),
+    h('aside.game-side', { 'aria-label': 'Moves and chat' },
+      h('section.panel', { 'aria-labelledby': 'h-moves' },
+        h('div.panel-head', {}, h('h2', { id: 'h-moves' }, 'Moves'), replayLink),
+        movesEl,
+      ),
+      h('section.panel.chat', { 'aria-labelledby': 'h-chat' },
+        h('h2', { id: 'h-chat' }, 'Chat'),
+        chatLog,
+        chatForm,
+      ),
+    ),
+  );
+  main.append(layout);
+
+  function playerCard(seat) {
+    const name = h('span.player-name', {}, '—');
+    const sub = h('span.player-sub', {}, '');
+    const score = h('span.player-score', {}, '0');
+    const el = h('div.player', { role: 'group', dataset: { seat } },
+      h('span.player-mark', {}, markSvg(seat, 'badge')),
+      h('span.player-info', {}, name, sub),
+      score,
+    );
+    return { el, name, sub, score };
+  }
+
+  // --- Talking to the server ---
+
+  function request(msg) {
+    return conn.request({ ...msg, table_id: tableId });
+  }
+
+  async function attach() {
+    if (conn.status !== 'online' || gone) return;
+    const seatedBefore = (conn.welcome?.tables ?? []).includes(tableId) || role === 'player';
+    try {
+      if (seatedBefore) {
+        await request({ type: 'join_table' });
+        role = 'player';
+      } else if (watch || role === 'spectator') {
+        await watchTable();
+      } else {
+        try {
+          await request({ type: 'join_table' });
+          role = 'player';
+        } catch (err) {
+          if (err.code !== 'table_full' && err.code !== 'already_seated') throw err;
+          await watchTable();
+        }
+      }
+    } catch (err) {
+      if (err.code === 'no_such_table') showMissing(err.message);
+      else if (err.code !== 'timeout') toast(err.message);
+    }
+  }
+
+  async function watchTable() {
+    try {
+      await request({ type: 'watch_table' });
+      role = 'spectator';
+    } catch (err) {
+      // Watching a table where we hold a seat: take the seat back instead.
+      if (err.code !== 'already_seated') throw err;
+      await request({ type: 'join_table' });
+      role = 'player';
+    }
+  }
+
+  function play(i) {
+    if (!table) return;
+    // The toast is an alert: screen readers read the refusal too.
+    request({ type: 'move', cell: SQUARES[i] }).catch((err) => toast(err.message));
+  }
+
+  function rematch() {
+    request({ type: 'rematch' }).catch((err) => toast(err.message));
+  }
+
+  function forfeit() {
+    request({ type: 'forfeit' }).catch((err) => toast(err.message));
+  }
+
+  async function leave() {
+    try {
+      await request({ type: 'leave_table' });
+    } catch (err) {
+      if (err.code !== 'not_seated' && err.code !== 'no_such_table') {
+        toast(err.message);
+        return;
+      }
+    }
+    role = null;
+    forget(tableId);
+    navigate('/');
+  }
+
+  async function sendChat(ev) {
+    ev.preventDefault();
+    const text = chatInput.value.trim();
+    if (!text) return;
+    try {
+      await request({ type: 'chat', text });
+      chatInput.value = '';
+    } catch (err) {
+      toast(err.message);
+    }
+  }
+
+  function showMissing(message) {
+    gone = true;
+    replace(main,
+      h('section.card.narrow', {},
+        h('h1', {}, 'Table not found'),
+        h('p', {}, message || 'This table does not exist or has closed.'),
+        h('a.btn.btn-primary', { href: '/', 'data-link': true }, 'Go to the home page'),
+      ),
+    );
+  }
+
+  // --- Drawing ---
+
+  function seatInfo(seat) {
+    return table?.players?.[seat.toLowerCase()] ?? null;
+  }
+
+  function isPass() {
+    return Boolean(table?.options?.pass_and_play);
+  }
+
+  function currentView() {
+    return view(table, table ? mySeats(table) : [], Date.now() - receivedAt);
+  }
+
+  function renderStatus() {
+    const [line, sub] = describe(currentView());
+    statusEl.textContent = line;
+    subEl.textContent = sub;
+    subEl.hidden = !sub;
+    const your = table && table.status === 'in_progress' && mySeats(table).includes(table.turn);
+    statusEl.classList.toggle('is-yours', Boolean(your));
+    statusEl.dataset.state = table?.status ?? 'connecting';
+    document.title = `${line} · oxo`;
+    return line;
+  }
+
+  function renderPlayers() {
+    const seats = mySeats(table);
+    for (const seat of ['X', 'O']) {
+      const card = seatEls[seat];
+      const p = seatInfo(seat);
+      card.name.textContent = !p ? 'Open seat' : isPass() ? `Player ${seat}` : p.name;
+      const bits = [];
+      if (seats.includes(seat) && !isPass()) bits.push('You');
+      if (p?.bot) bits.push(`${LEVEL_NAMES[p.bot] ?? p.bot} computer`);
+      if (p && !p.bot && !p.connected) bits.push('offline');
+      if (p?.wants_rematch && table.status === 'round_over') bits.push('wants a rematch');
+      if (!p) bits.push('waiting');
+      card.sub.textContent = bits.join(' · ');
+      const score = seat === 'X' ? table.scores.x : table.scores.o;
+      card.score.textContent = String(score);
+      card.score.setAttribute('aria-label', `${score} ${score === 1 ? 'win' : 'wins'}`);
+      card.el.classList.toggle('is-turn', table.status === 'in_progress' && table.turn === seat);
+      card.el.classList.toggle('is-me', seats.includes(seat) && !isPass());
+      card.el.classList.toggle('is-empty', !p);
+      card.el.classList.toggle('is-offline', Boolean(p && !p.connected));
+      card.el.classList.toggle('is-winner', table.status === 'round_over' && table.outcome?.winner === seat);
+      card.el.setAttribute('aria-label', `${seat}: ${p ? p.name : 'open seat'}${bits.length ? ` (${bits.join(', ')})` : ''}, ${score} ${score === 1 ? 'win' : 'wins'}`);
+    }
+    drawsEl.textContent = String(table.scores.draws);
+    const parts = [`Round ${table.round}`];
+    if (isPass()) parts.push('Pass and play');
+    parts.push(`${table.spectators} watching`);
+    metaEl.textContent = parts.join(' · ');
+    metaEl.dataset.spectators = String(table.spectators);
+  }
+
+  function renderBoard(animate = true) {
+    if (!table) return;
+    const seats = mySeats(table);
+    const cells = parseBoard(table.board);
+    const last = table.moves.length ? index(table.moves[table.moves.length - 1]) : -1;
+    const myTurn = table.status === 'in_progress' && seats.includes(table.turn);
+    const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
+    hintsEl.hidden = !(vsBot && seats.length > 0);
+    const wantHints = hintsOn && vsBot && myTurn;
+    const key = `${table.board} ${table.turn}`;
+    if (!wantHints) {
+      hints = null;
+    } else if (hintsKey !== key) {
+      hints = null;
+      hintsKey = key;
+      api.analyze(table.board, table.turn).then((res) => {
+        if (hintsKey !== key) return;
+        hints = Array(9).fill(null);
+        for (const m of res.moves) hints[index(m.cell)] = m.result;
+        renderBoard(false);
+      }).catch((err) => toast(`Hints unavailable: ${err.message}`));
+    }
+    board.render({
+      cells,
+      last,
+      winCells: table.status === 'round_over' ? outcomeCells(table.outcome) : [],
+      winner: table.outcome?.winner ?? null,
+      preview: myTurn ? table.turn : null,
+      interactive: seats.length > 0 && table.status !== 'closed',
+      hints: wantHints ? hints : null,
+      animate,
+    });
+    board.el.classList.toggle('is-over', table.status === 'round_over');
+  }
+
+  function renderMoves() {
+    let player = table.first;
+    const items = table.moves.map((sq, i) => {
+      const li = h('li.move', { dataset: { player } },
+        h('span.move-n', {}, `${i + 1}.`),
+        markSvg(player, 'mini'),
+        h('span.move-sq', {}, sq),
+      );
+      li.setAttribute('aria-label', `${i + 1}. ${player} ${sq}`);
+      if (i === table.moves.length - 1) li.classList.add('is-last');
+      player = other(player);
+      return li;
+    });
+    if (table.status === 'round_over' && table.outcome) {
+      items.push(h('li.move.move-end', {}, outcomeText(currentView(), table.outcome)));
+    }
+    if (!items.length) items.push(h('li.empty', {}, table.status === 'waiting' ? 'The game starts when both seats are taken.' : 'No moves yet.'));
+    replace(movesEl, items);
+    movesEl.scrollTop = movesEl.scrollHeight;
+    if (table.game_id && table.status === 'round_over') {
+      replayLink.href = `/games/${encodeURIComponent(table.game_id)}`;
+      replayLink.hidden = false;
+    } else {
+      replayLink.hidden = true;
+    }
+  }
+
+  function renderControls() {
+    const seats = mySeats(table);
+    const seated = seats.length > 0;
+    const over = table.status === 'round_over';
+    rematchButton.hidden = !(seated && over);
+    const asked = seats.some((s) => seatInfo(s)?.wants_rematch) && !isPass();
+    rematchButton.disabled = asked;
+    rematchButton.textContent = asked ? 'Rematch asked' : 'Rematch';
+    forfeitButton.hidden = !(seated && table.status === 'in_progress');
+    if (forfeitButton.hidden) resetForfeit();
+    leaveButton.hidden = false;
+    if (!seated) leaveButton.textContent = 'Stop watching';
+    else resetLeave();
+    const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
+    shareEl.hidden = !(seated && table.status === 'waiting' && !vsBot && !isPass());
+    document.body.classList.toggle('is-spectator', !seated);
+    keysHelp.textContent = seated
+      ? 'Keyboard: arrow keys and Enter, or 1–9 (1 = top left).'
+      : 'You are watching this table.';
+  }
+
+  /** What a screen reader hears about the change from `prev` to `table`. */
+  function announcement(line) {
+    const parts = [];
+    if (prev && prev.round === table.round && table.moves.length > prev.moves.length) {
+      let player = table.first;
+      for (let i = 0; i < table.moves.length; i++) {
+        if (i >= prev.moves.length) parts.push(`${player} played ${table.moves[i]}.`);
+        player = other(player);
+      }
+    } else if (prev && prev.round !== table.round) {
+      parts.push(`Round ${table.round}.`);
+    }
+    if (line !== lastStatus || parts.length) parts.push(line);
+    return parts.join(' ');
+  }
+
+  function onTable({ table: t }) {
+    if (t.id !== tableId || gone) return;
+    prev = table;
+    table = t;
+    receivedAt = Date.now();
+    if (mySeats(t).length) role = 'player';
+    const jump = !prev || prev.round !== t.round;
+    renderPlayers();
+    renderBoard(!jump || t.moves.length <= 1);
+    renderMoves();
+    renderControls();
+    const line = renderStatus();
+    const said = announcement(line);
+    if (said) announce(said);
+    lastStatus = line;
+  }
+
+  function onChat(msg) {
+    if (msg.table_id !== tableId) return;
+    if (chatCount === 0) chatLog.replaceChildren();
+    chatCount += 1;
+    chatLog.append(
+      h(`li.chat-msg${msg.from_id === conn.playerId ? '.is-mine' : ''}`, {},
+        h('span.chat-from', {}, msg.from_name),
+        h('span.chat-text', {}, msg.text),
+      ),
+    );
+    while (chatLog.children.length > MAX_CHAT) chatLog.firstChild.remove();
+    chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
+  // Digits 1-9 play a cell directly (1 = a1, top left … 9 = c3).
+  function onKey(ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const target = ev.target;
+    if (target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))) return;
+    if (document.querySelector('dialog[open]')) return;
+    if (!/^[1-9]$/.test(ev.key)) return;
+    const i = Number(ev.key) - 1;
+    ev.preventDefault();
+    board.focus(i);
+    if (table && mySeats(table).length) play(i);
+  }
+
+  document.addEventListener('keydown', onKey);
+  cleanups.push(() => document.removeEventListener('keydown', onKey));
+  cleanups.push(conn.on('table', onTable));
+  cleanups.push(conn.on('chat', onChat));
+  cleanups.push(conn.on('welcome', attach));
+  cleanups.push(conn.on('status', (status) => {
+    if (status !== 'online' && table) {
+      statusEl.dataset.offline = 'true';
+    } else {
+      delete statusEl.dataset.offline;
+    }
+  }));
+  timers.push(setInterval(() => {
+    if (!table) return;
+    const counting = table.time_left_ms !== undefined ||
+      ['x', 'o'].some((s) => table.players[s] && !table.players[s].connected && table.players[s].grace_left_ms !== undefined);
+    if (counting) renderStatus();
+  }, 500));
+  attach();
+
+  return () => {
+    for (const fn of cleanups) fn();
+    for (const t of timers) clearInterval(t);
+    document.body.classList.remove('is-spectator');
+    if (role === 'spectator' && conn.status === 'online') {
+      conn.request({ type: 'leave_table', table_id: tableId }).catch(() => {});
+    }
+  };
+}

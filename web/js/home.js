@@ -1,0 +1,275 @@
+// The home page: play the computer, play a friend (share link or pass and
+// play), the live list of open tables, your games in progress, and recent
+// games to replay.
+
+import { conn } from './net.js';
+import * as api from './api.js';
+import * as store from './store.js';
+import { h, replace, toast, ago } from './dom.js';
+import { navigate } from './router.js';
+import { myTables, mySeats, onTablesChange } from './session.js';
+import { markSvg } from './board.js';
+
+const BOT_THINK_MS = 450;
+
+const LEVELS = [
+  { value: 'easy', label: 'Easy', note: 'Takes a win when it sees one' },
+  { value: 'medium', label: 'Medium', note: 'Blocks you, sometimes slips' },
+  { value: 'perfect', label: 'Impossible', note: 'Never loses' },
+];
+
+const SIDES = [
+  { value: 'X', label: 'X', note: 'Moves first' },
+  { value: 'O', label: 'O', note: 'Moves second' },
+  { value: 'random', label: 'Random', note: 'Toss a coin' },
+];
+
+function segmented(name, legend, options, selected, onChange) {
+  return h('fieldset.choice', {},
+    h('legend', {}, legend),
+    h('div.segmented', {},
+      options.map((opt) =>
+        h('label.segment', {},
+          h('input', {
+            type: 'radio',
+            name,
+            value: opt.value,
+            checked: opt.value === selected,
+            onchange: () => onChange(opt.value),
+          }),
+          h('span.segment-face', {},
+            h('span.segment-label', {}, opt.label),
+            h('span.segment-note', {}, opt.note),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function describeOutcome(outcome, players) {
+  if (!outcome) return 'In progress';
+  if (outcome.result === 'draw') return 'Draw';
+  const winner = outcome.winner === 'X' ? players.x : players.o;
+  const how = { forfeit: ' (forfeit)', dropped: ' (left)', timeout: ' (time)' }[outcome.reason] ?? '';
+  return `${winner} won${how}`;
+}
+
+export function mountHome(main) {
+  document.title = 'oxo — tic-tac-toe';
+  const cleanups = [];
+  let busy = false;
+
+  let level = store.pref('botLevel', 'perfect');
+  let side = store.pref('botSide', 'X');
+  let isPublic = store.pref('friendPublic', false);
+
+  async function create(options, button) {
+    if (busy) return;
+    busy = true;
+    button.disabled = true;
+    button.classList.add('is-busy');
+    try {
+      const ok = await conn.request({ type: 'create_table', options });
+      navigate(`/t/${encodeURIComponent(ok.table_id)}`);
+    } catch (err) {
+      toast(err.message);
+      button.disabled = false;
+      button.classList.remove('is-busy');
+    } finally {
+      busy = false;
+    }
+  }
+
+  const botButton = h('button.btn.btn-primary.btn-block', {
+    type: 'button',
+    id: 'play-bot',
+    onclick: () => {
+      const options = {
+        public: false,
+        starter: 'x',
+        bot: { level, think_ms: BOT_THINK_MS },
+      };
+      if (side !== 'random') options.seat = side;
+      create(options, botButton);
+    },
+  }, 'Play the computer');
+
+  const friendButton = h('button.btn.btn-primary.btn-block', {
+    type: 'button',
+    id: 'play-friend',
+    onclick: () => create({ public: isPublic, starter: 'alternate', seat: 'X' }, friendButton),
+  }, 'Create a table');
+
+  const passButton = h('button.btn.btn-secondary.btn-block', {
+    type: 'button',
+    id: 'pass-and-play',
+    onclick: () => create({ public: false, starter: 'alternate', pass_and_play: true }, passButton),
+  }, 'Start pass and play');
+
+  const publicToggle = h('label.switch', {},
+    h('input', {
+      type: 'checkbox',
+      role: 'switch',
+      checked: isPublic,
+      onchange: (ev) => {
+        isPublic = ev.target.checked;
+        store.setPref('friendPublic', isPublic);
+      },
+    }),
+    h('span.switch-track', { 'aria-hidden': 'true' }),
+    h('span.switch-label', {}, 'List it in open tables'),
+  );
+
+  const nameEl = h('strong.name-now', {}, conn.name ?? store.name() ?? '');
+  const resumeList = h('ul.list', { id: 'my-tables' });
+  const resumeCard = h('section.card.card-resume', { 'aria-labelledby': 'h-resume', hidden: true },
+    h('h2', { id: 'h-resume' }, 'Your games'),
+    resumeList,
+  );
+  const lobbyList = h('ul.list', { id: 'lobby', 'aria-live': 'polite' }, h('li.empty', {}, 'Loading…'));
+  const recentList = h('ul.list', { id: 'recent' }, h('li.empty', {}, 'Loading…'));
+
+  main.append(
+    h('div.home', {},
+      h('section.hero', {},
+        h('h1', {}, 'Tic-tac-toe, ', h('span.accent', {}, 'done properly.')),
+        h('p.lede', {}, 'Take on a computer that never loses, or send a friend a link.'),
+        h('p.name-line', {},
+          'You are ', nameEl, '. ',
+          h('button.linkish', {
+            type: 'button',
+            onclick: () => document.dispatchEvent(new Event('oxo:edit-name')),
+          }, 'Change name'),
+        ),
+      ),
+      resumeCard,
+      h('div.home-grid', {},
+        h('section.card.card-bot', { 'aria-labelledby': 'h-bot' },
+          h('h2', { id: 'h-bot' }, 'Play the computer'),
+          segmented('level', 'Level', LEVELS, level, (v) => {
+            level = v;
+            store.setPref('botLevel', v);
+          }),
+          segmented('side', 'You play', SIDES, side, (v) => {
+            side = v;
+            store.setPref('botSide', v);
+          }),
+          botButton,
+        ),
+        h('section.card.card-friend', { 'aria-labelledby': 'h-friend' },
+          h('h2', { id: 'h-friend' }, 'Play a friend'),
+          h('p.muted', {}, 'Create a table, then send your friend its link. They open it and take the other seat.'),
+          publicToggle,
+          friendButton,
+          h('hr.sep'),
+          h('h3', {}, 'Pass and play'),
+          h('p.muted', {}, 'Two people, one screen, taking turns.'),
+          passButton,
+        ),
+        h('section.card.card-lobby', { 'aria-labelledby': 'h-lobby' },
+          h('h2', { id: 'h-lobby' }, 'Open tables'),
+          lobbyList,
+        ),
+        h('section.card.card-recent', { 'aria-labelledby': 'h-recent' },
+          h('h2', { id: 'h-recent' }, 'Recent games'),
+          recentList,
+        ),
+      ),
+    ),
+  );
+
+  // --- Your games in progress ---
+  function renderResume() {
+    const rows = [];
+    for (const [id, table] of myTables) {
+      if (!table || table.status === 'closed') continue;
+      const seats = mySeats(table);
+      const opp = seats.length === 2
+        ? 'Pass and play'
+        : (() => {
+          const other = seats[0] === 'X' ? table.players.o : table.players.x;
+          return other ? `vs ${other.name}` : 'Waiting for an opponent';
+        })();
+      const state = { waiting: 'waiting', in_progress: `move ${table.move_number + 1}`, round_over: 'round over' }[table.status] ?? '';
+      rows.push(
+        h('li.row', {},
+          h('span.row-main', {}, h('span.row-title', {}, opp), h('span.row-sub', {}, `Round ${table.round} · ${state}`)),
+          h('a.btn.btn-small.btn-primary', { href: `/t/${encodeURIComponent(id)}`, 'data-link': true }, 'Continue'),
+        ),
+      );
+    }
+    replace(resumeList, rows);
+    resumeCard.hidden = rows.length === 0;
+  }
+  renderResume();
+  cleanups.push(onTablesChange(renderResume));
+
+  // --- Open tables (live) ---
+  function renderLobby(tables) {
+    if (!tables.length) {
+      replace(lobbyList, h('li.empty', {}, 'No open tables right now. Create one and tick “List it in open tables”.'));
+      return;
+    }
+    replace(lobbyList, tables.map((t) => {
+      const x = t.players.x ?? 'open seat';
+      const o = t.players.o ?? 'open seat';
+      const free = t.status === 'waiting' && (!t.players.x || !t.players.o);
+      const path = `/t/${encodeURIComponent(t.id)}`;
+      const status = { waiting: 'Waiting', in_progress: 'Playing', round_over: 'Between rounds' }[t.status] ?? t.status;
+      return h('li.row', {},
+        h('span.row-main', {},
+          h('span.row-title', {}, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o)),
+          h('span.row-sub', {}, status, t.spectators ? ` · ${t.spectators} watching` : ''),
+        ),
+        h('span.row-actions', {},
+          free ? h('a.btn.btn-small.btn-primary', { href: path, 'data-link': true, 'aria-label': `Join ${t.players.x ?? t.players.o ?? 'table'}` }, 'Join') : null,
+          h('a.btn.btn-small.btn-ghost', { href: `${path}?watch`, 'data-link': true, 'aria-label': `Watch ${x} vs ${o}` }, 'Watch'),
+        ),
+      );
+    }));
+  }
+  cleanups.push(conn.on('lobby', (msg) => renderLobby(msg.tables)));
+  const watchLobby = () => conn.request({ type: 'watch_lobby' }).catch(() => {});
+  cleanups.push(conn.on('welcome', watchLobby));
+  if (conn.status === 'online') watchLobby();
+
+  // --- Recent games (refreshed now and then) ---
+  async function loadRecent() {
+    try {
+      const games = await api.recentGames({ limit: 8 });
+      if (!games.length) {
+        replace(recentList, h('li.empty', {}, 'No finished games yet.'));
+        return;
+      }
+      replace(recentList, games.map((g) =>
+        h('li.row', {},
+          h('a.row-main.row-link', { href: `/games/${encodeURIComponent(g.id)}`, 'data-link': true },
+            h('span.row-title', {}, h('span.vs-x', {}, g.players.x), ' vs ', h('span.vs-o', {}, g.players.o)),
+            h('span.row-sub', {}, `${describeOutcome(g.outcome, g.players)} · ${g.moves} moves · ${ago(g.ended_at_ms)}`),
+          ),
+          g.outcome && g.outcome.result === 'win'
+            ? h('span.row-badge', { 'aria-hidden': 'true' }, markSvg(g.outcome.winner, 'mini'))
+            : h('span.row-badge.row-badge-draw', { 'aria-hidden': 'true' }, '½'),
+        ),
+      ));
+    } catch (err) {
+      replace(recentList, h('li.empty', {}, `Could not load recent games: ${err.message}`));
+    }
+  }
+  loadRecent();
+  const recentTimer = setInterval(loadRecent, 15000);
+
+  const onName = () => {
+    nameEl.textContent = conn.name ?? store.name() ?? '';
+  };
+  document.addEventListener('oxo:name-changed', onName);
+  cleanups.push(conn.on('welcome', onName));
+
+  return () => {
+    for (const fn of cleanups) fn();
+    clearInterval(recentTimer);
+    document.removeEventListener('oxo:name-changed', onName);
+    if (conn.status === 'online') conn.request({ type: 'unwatch_lobby' }).catch(() => {});
+  };
+}

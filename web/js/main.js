@@ -1,0 +1,127 @@
+// Entry point: starts the connection, keeps the header (name, connection
+// indicator) up to date and mounts the page for the current path.
+
+import { conn } from './net.js';
+import * as store from './store.js';
+import { currentRoute, onNavigate } from './router.js';
+import { toast } from './dom.js';
+import { mountHome } from './home.js';
+import { mountGame } from './game.js';
+import { mountReplay } from './replay.js';
+import { mountMissing } from './missing.js';
+import './session.js';
+
+const main = document.getElementById('main');
+let unmount = null;
+let firstRender = true;
+
+function render() {
+  if (unmount) unmount();
+  unmount = null;
+  main.replaceChildren();
+  const route = currentRoute();
+  document.body.dataset.page = route.page;
+  switch (route.page) {
+    case 'home':
+      unmount = mountHome(main);
+      break;
+    case 'game':
+      unmount = mountGame(main, route);
+      break;
+    case 'replay':
+      unmount = mountReplay(main, route);
+      break;
+    default:
+      unmount = mountMissing(main);
+  }
+  if (!firstRender) {
+    window.scrollTo(0, 0);
+    main.focus({ preventScroll: true });
+  }
+  firstRender = false;
+}
+
+// --- The name in the header, and the dialog that changes it. ---
+
+const nameButton = document.getElementById('me-name');
+const dialog = document.getElementById('name-dialog');
+const nameForm = document.getElementById('name-form');
+const nameInput = document.getElementById('name-input');
+const nameError = document.getElementById('name-error');
+
+function showName() {
+  nameButton.textContent = conn.name ?? store.name() ?? '…';
+}
+
+export function openNameDialog() {
+  nameInput.value = conn.name ?? store.name() ?? '';
+  nameError.hidden = true;
+  dialog.showModal();
+  nameInput.select();
+}
+
+nameButton.addEventListener('click', openNameDialog);
+document.getElementById('name-cancel').addEventListener('click', () => dialog.close());
+document.addEventListener('oxo:edit-name', openNameDialog);
+
+nameForm.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const name = nameInput.value.trim();
+  if (!name) {
+    nameError.textContent = 'Please enter a name.';
+    nameError.hidden = false;
+    return;
+  }
+  if (conn.status !== 'online') {
+    // Offline: it goes in the next hello.
+    store.setName(name);
+    conn.name = name;
+    showName();
+    dialog.close();
+    return;
+  }
+  try {
+    await conn.request({ type: 'set_name', name });
+    store.setName(name);
+    conn.name = name;
+    showName();
+    dialog.close();
+    document.dispatchEvent(new CustomEvent('oxo:name-changed'));
+  } catch (err) {
+    nameError.textContent = err.message;
+    nameError.hidden = false;
+  }
+});
+
+// --- The connection indicator: shown when offline for more than a moment. ---
+
+const indicator = document.getElementById('conn');
+const indicatorText = indicator.querySelector('.conn-text');
+let indicatorTimer = null;
+
+function showStatus(status) {
+  clearTimeout(indicatorTimer);
+  if (status === 'online') {
+    indicator.hidden = true;
+    document.body.classList.remove('is-offline');
+    return;
+  }
+  indicatorTimer = setTimeout(() => {
+    indicatorText.textContent = status === 'connecting' ? 'Connecting…' : 'Offline — reconnecting…';
+    indicator.dataset.status = status;
+    indicator.hidden = false;
+    document.body.classList.toggle('is-offline', status === 'offline');
+  }, status === 'connecting' ? 800 : 300);
+}
+
+conn.on('status', showStatus);
+conn.on('welcome', showName);
+conn.on('closing', () => toast('The server is restarting; reconnecting…', { kind: 'info' }));
+conn.on('error', (msg) => toast(msg.message));
+window.addEventListener('online', () => conn.nudge());
+
+if (!store.name()) store.setName(store.randomName());
+showName();
+onNavigate(render);
+render();
+conn.start();

@@ -1,0 +1,280 @@
+// The WebSocket connection to the server: one per page, reconnecting by
+// itself.
+//
+// - `hello` goes first on every (re)connection, with the stored token, so the
+//   server gives us back the same player and re-attaches us to our tables.
+// - `request(msg)` adds a request id and returns a promise that resolves with
+//   the server's `ok` (or `welcome`) and rejects with a `ServerError` for an
+//   `error` reply. Requests made while offline wait for the connection.
+//   Requests still unanswered when the socket drops are sent again, with the
+//   same id, after the next `welcome`: the server never applies a retried
+//   move twice.
+// - Events (`table`, `chat`, `lobby`, `closing`) and connection changes
+//   (`status`, `welcome`) reach listeners registered with `on(type, fn)`.
+//
+// Request ids start from the clock (milliseconds × 1000) so that ids stay
+// unique across reloads of the page, not just within one connection.
+
+import * as store from './store.js';
+
+export const PROTOCOL_VERSION = 1;
+
+const REQUEST_TIMEOUT_MS = 20000;
+const PING_EVERY_MS = 20000;
+const PONG_WITHIN_MS = 10000;
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+
+// Requests that are safe to send again after a reconnect when their reply was
+// lost: moves carry their id and the server never applies one twice; the
+// others change nothing when repeated. The rest (create_table, chat, forfeit,
+// rematch, leave_table) fail with code "disconnected" instead.
+const RETRY_SAFE = new Set(['move', 'join_table', 'watch_table', 'sync', 'watch_lobby', 'unwatch_lobby', 'ping', 'set_name']);
+
+/** An `error` reply from the server (or a local failure with a similar shape). */
+export class ServerError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'ServerError';
+    this.code = code;
+  }
+}
+
+export class Connection {
+  constructor() {
+    this.status = 'connecting'; // 'connecting' | 'online' | 'offline'
+    this.playerId = null;
+    this.name = null;
+    this.welcome = null;
+    this.ws = null;
+    this.listeners = new Map();
+    this.pending = new Map(); // id -> { msg, resolve, reject, timer }
+    this.waiting = []; // requests made before `welcome`: ids, in order
+    this.nextId = Date.now() * 1000;
+    this.attempt = 0;
+    this.pingTimer = null;
+    this.pongTimer = null;
+    this.reconnectTimer = null;
+    this.helloId = null;
+    this.stopped = false;
+  }
+
+  /** Registers `fn` for events of `type`; returns a function that unregisters it. */
+  on(type, fn) {
+    if (!this.listeners.has(type)) this.listeners.set(type, new Set());
+    this.listeners.get(type).add(fn);
+    return () => this.listeners.get(type)?.delete(fn);
+  }
+
+  emit(type, payload) {
+    for (const fn of [...(this.listeners.get(type) ?? [])]) {
+      try {
+        fn(payload);
+      } catch (err) {
+        // A broken listener must not break the connection.
+        setTimeout(() => { throw err; });
+      }
+    }
+  }
+
+  setStatus(status) {
+    if (this.status === status) return;
+    this.status = status;
+    this.emit('status', status);
+  }
+
+  start() {
+    this.stopped = false;
+    this.connect();
+  }
+
+  url() {
+    const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+    return `${scheme}://${window.location.host}/ws`;
+  }
+
+  connect() {
+    clearTimeout(this.reconnectTimer);
+    if (this.stopped) return;
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener('open', () => this.sendHello(ws));
+    ws.addEventListener('message', (ev) => this.onMessage(ws, ev));
+    ws.addEventListener('close', () => this.onClose(ws));
+    // An `error` event is always followed by `close`; nothing to do here.
+    ws.addEventListener('error', () => {});
+  }
+
+  sendHello(ws) {
+    this.helloId = this.nextId++;
+    const hello = { type: 'hello', id: this.helloId, version: PROTOCOL_VERSION };
+    const token = store.token();
+    if (token) hello.token = token;
+    const name = store.name();
+    if (name) hello.name = name;
+    ws.send(JSON.stringify(hello));
+  }
+
+  onMessage(ws, ev) {
+    if (ws !== this.ws) return;
+    let msg;
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    switch (msg.type) {
+      case 'welcome':
+        this.onWelcome(msg);
+        break;
+      case 'ok':
+      case 'pong':
+        if (msg.type === 'pong') clearTimeout(this.pongTimer);
+        this.settle(msg.id, (p) => p.resolve(msg));
+        break;
+      case 'error':
+        if (this.helloId !== null && (msg.id === this.helloId || msg.id === undefined)) {
+          this.onHelloRefused(ws, msg);
+        } else {
+          this.settle(msg.id, (p) => p.reject(new ServerError(msg.code, msg.message)));
+          if (msg.id === undefined) this.emit('error', msg);
+        }
+        break;
+      case 'closing':
+        this.emit('closing', msg);
+        break;
+      default:
+        this.emit(msg.type, msg);
+    }
+  }
+
+  onWelcome(msg) {
+    this.attempt = 0;
+    this.helloId = null;
+    store.setToken(msg.token);
+    store.setName(msg.name);
+    this.playerId = msg.player_id;
+    this.name = msg.name;
+    this.welcome = msg;
+    this.setStatus('online');
+    this.startPing();
+    // Requests left unanswered by the last socket, then those made since;
+    // before the listeners run, so that what they send goes out once.
+    const again = [...this.pending].filter(([, p]) => p.sent).map(([id]) => id);
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const id of [...again, ...waiting]) {
+      const p = this.pending.get(id);
+      if (p) {
+        p.sent = true;
+        this.transmit(id, p.msg);
+      }
+    }
+    this.emit('welcome', msg);
+  }
+
+  onHelloRefused(ws, msg) {
+    this.helloId = null;
+    if (msg.code === 'invalid_token') {
+      // The server forgot us (e.g. a new database): start afresh.
+      store.setToken(null);
+    } else if (msg.code === 'invalid_name') {
+      store.setName(null);
+    } else {
+      this.emit('error', msg);
+    }
+    ws.close();
+  }
+
+  onClose(ws) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    this.stopPing();
+    for (const [id, p] of this.pending) {
+      if (!p.sent || RETRY_SAFE.has(p.msg.type)) continue;
+      this.settle(id, (q) => q.reject(new ServerError('disconnected', 'The connection was lost; please try again.')));
+    }
+    this.setStatus('offline');
+    this.scheduleReconnect();
+  }
+
+  scheduleReconnect() {
+    if (this.stopped) return;
+    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Reconnects now (e.g. when the browser says it is back online). */
+  nudge() {
+    if (this.status === 'online' || this.stopped) return;
+    if (this.ws && this.ws.readyState === WebSocket.CONNECTING) return;
+    this.attempt = 0;
+    this.connect();
+  }
+
+  startPing() {
+    this.stopPing();
+    this.pingTimer = setInterval(() => {
+      if (this.status !== 'online') return;
+      const ws = this.ws;
+      this.request({ type: 'ping' }).catch(() => {});
+      clearTimeout(this.pongTimer);
+      this.pongTimer = setTimeout(() => {
+        // No answer: the connection is dead even if the socket does not know.
+        if (ws === this.ws && ws) ws.close();
+      }, PONG_WITHIN_MS);
+    }, PING_EVERY_MS);
+  }
+
+  stopPing() {
+    clearInterval(this.pingTimer);
+    clearTimeout(this.pongTimer);
+  }
+
+  transmit(id, msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    this.ws.send(JSON.stringify({ ...msg, id }));
+  }
+
+  settle(id, fn) {
+    if (id === undefined || id === null) return;
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    fn(p);
+  }
+
+  /**
+   * Sends a request and resolves with its `ok` reply; rejects with a
+   * `ServerError` for an `error` reply (or code `timeout` when none came).
+   */
+  request(msg) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        this.waiting = this.waiting.filter((w) => w !== id);
+        reject(new ServerError('timeout', 'The server did not answer. Check your connection.'));
+      }, REQUEST_TIMEOUT_MS);
+      const p = { msg, resolve, reject, timer, sent: false };
+      this.pending.set(id, p);
+      if (this.status === 'online') {
+        p.sent = true;
+        this.transmit(id, msg);
+      } else {
+        this.waiting.push(id);
+      }
+    });
+  }
+}
+
+/** The page's one connection. */
+export const conn = new Connection();

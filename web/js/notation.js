@@ -1,0 +1,71 @@
+// The engine's vocabulary in the browser: squares "a1".."c3" (columns a-c
+// left to right, rows 1-3 top to bottom), cell indexes 0..8 row by row from
+// the top left, boards in position notation ("X.O.X...."), and outcomes.
+
+export const SQUARES = ['a1', 'b1', 'c1', 'a2', 'b2', 'c2', 'a3', 'b3', 'c3'];
+
+export const LINES = [
+  [0, 1, 2], [3, 4, 5], [6, 7, 8], // rows
+  [0, 3, 6], [1, 4, 7], [2, 5, 8], // columns
+  [0, 4, 8], [2, 4, 6], // diagonals
+];
+
+/** "b2" -> 4. */
+export function index(square) {
+  return SQUARES.indexOf(square);
+}
+
+/** 4 -> "b2". */
+export function square(i) {
+  return SQUARES[i];
+}
+
+/** "X.O......" -> ['X', null, 'O', null, ...]. */
+export function parseBoard(board) {
+  return Array.from({ length: 9 }, (_, i) => {
+    const c = (board ?? '')[i];
+    return c === 'X' || c === 'x' ? 'X' : c === 'O' || c === 'o' ? 'O' : null;
+  });
+}
+
+/** Cells -> "X.O......". */
+export function formatBoard(cells) {
+  return cells.map((c) => c ?? '.').join('');
+}
+
+export function other(player) {
+  return player === 'X' ? 'O' : 'X';
+}
+
+/**
+ * The complete lines within a set of winning cells (an outcome's `cells`
+ * holds every square of every completed line: two lines when the last move
+ * completed both).
+ */
+export function winningLines(cells) {
+  const set = new Set((cells ?? []).map(index));
+  return LINES.filter((line) => line.every((i) => set.has(i)));
+}
+
+/** The cells of the board after the first `n` moves of a game that `first` started. */
+export function boardAfter(moves, first, n = moves.length) {
+  const cells = Array(9).fill(null);
+  let player = first;
+  for (const sq of moves.slice(0, n)) {
+    cells[index(sq)] = player;
+    player = other(player);
+  }
+  return cells;
+}
+
+/** The winning cells of a line-win outcome, else []. */
+export function outcomeCells(outcome) {
+  return outcome && outcome.result === 'win' && outcome.reason === 'line' ? outcome.cells ?? [] : [];
+}
+
+export const LEVEL_NAMES = {
+  random: 'Random',
+  easy: 'Easy',
+  medium: 'Medium',
+  perfect: 'Impossible',
+};

@@ -1,0 +1,215 @@
+// The replay page (`/games/{id}`): step through a recorded game with the
+// board and the log in sync. First / Back / Forward / Last buttons, the arrow
+// keys (Home and End too), or a click on a line of the log. The position
+// shown is kept in the address (`?ply=3`), so a link can point at a move.
+
+import * as api from './api.js';
+import { h, s, replace, announce, copyText } from './dom.js';
+import { Board, markSvg } from './board.js';
+import { boardAfter, index, outcomeCells, LEVEL_NAMES } from './notation.js';
+
+function playerLabel(p) {
+  if (!p) return '?';
+  return p.bot ? `${p.name} (${LEVEL_NAMES[p.bot] ?? p.bot} computer)` : p.name;
+}
+
+export function outcomeSentence(outcome, players) {
+  if (!outcome) return 'Not finished yet';
+  if (outcome.result === 'draw') return 'Draw';
+  const winner = outcome.winner;
+  const loser = winner === 'X' ? 'O' : 'X';
+  const name = (seat) => players[seat.toLowerCase()]?.name ?? seat;
+  const base = `${name(winner)} (${winner}) wins`;
+  const reason = {
+    line: `three in a row: ${(outcome.cells ?? []).join(' ')}`,
+    forfeit: `${name(loser)} forfeited`,
+    dropped: `${name(loser)} left`,
+    timeout: `${name(loser)} ran out of time`,
+  }[outcome.reason];
+  return reason ? `${base} — ${reason}` : base;
+}
+
+export function mountReplay(main, { gameId, ply: startPly }) {
+  document.title = 'Replay · oxo';
+  let record = null;
+  let ply = 0;
+  let alive = true;
+
+  const board = new Board({ label: 'Replay board', focusable: false });
+  const titleEl = h('h1.replay-title', {}, 'Replay');
+  const subEl = h('p.replay-sub.muted', {}, 'Loading…');
+  const outcomeEl = h('p.status.replay-outcome', { id: 'outcome' });
+  const positionEl = h('p.replay-position', { id: 'position', 'aria-live': 'polite' });
+  const logEl = h('ol.movelist.replay-log', { id: 'log', 'aria-label': 'Game log' });
+
+  // Icons drawn as SVG paths: no font has to carry ⏮ and ⏭.
+  const ICONS = {
+    first: 'M7 6v12 M18 6l-8 6 8 6z',
+    back: 'M16 6l-8 6 8 6z',
+    forward: 'M8 6l8 6-8 6z',
+    last: 'M17 6v12 M6 6l8 6-8 6z',
+  };
+  const nav = (label, icon, fn) =>
+    h('button.btn.btn-icon', { type: 'button', id: icon, 'aria-label': label, title: label, onclick: fn },
+      s('svg.icon', { viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' }, s('path', { d: ICONS[icon] })));
+  const firstBtn = nav('First', 'first', () => go(0));
+  const backBtn = nav('Back', 'back', () => go(ply - 1));
+  const fwdBtn = nav('Forward', 'forward', () => go(ply + 1));
+  const lastBtn = nav('Last', 'last', () => go(total()));
+
+  const linkInput = h('input.share-input', {
+    type: 'text',
+    readonly: true,
+    value: `${window.location.origin}/games/${encodeURIComponent(gameId)}`,
+    'aria-label': 'Link to this replay',
+    onfocus: (ev) => ev.target.select(),
+  });
+  const copyButton = h('button.btn.btn-secondary.btn-small', {
+    type: 'button',
+    onclick: async () => {
+      const ok = await copyText(linkInput.value, linkInput);
+      copyButton.textContent = ok ? 'Copied!' : 'Press Ctrl+C';
+      setTimeout(() => { copyButton.textContent = 'Copy link'; }, 2000);
+    },
+  }, 'Copy link');
+
+  main.append(
+    h('div.game.replay', {},
+      h('section.game-main', { 'aria-labelledby': 'replay-title' },
+        h('div.game-head', {},
+          h('a.back', { href: '/', 'data-link': true }, h('span', { 'aria-hidden': 'true' }, '← '), 'Home'),
+          h('p.table-meta', {}, 'Replay'),
+        ),
+        h('div.replay-head', { id: 'replay-title' }, titleEl, subEl),
+        h('div.status-box', {}, outcomeEl, positionEl),
+        board.el,
+        h('div.controls.replay-controls', { role: 'group', 'aria-label': 'Step through the game' },
+          firstBtn, backBtn, fwdBtn, lastBtn),
+        h('p.keys-help', {}, 'Keyboard: ← and → step, Home and End jump.'),
+      ),
+      h('aside.game-side', { 'aria-label': 'Game log' },
+        h('section.panel', { 'aria-labelledby': 'h-log' },
+          h('h2', { id: 'h-log' }, 'Log'),
+          logEl,
+        ),
+        h('section.panel', { 'aria-labelledby': 'h-share' },
+          h('h2', { id: 'h-share' }, 'Share'),
+          h('div.share-row', {}, linkInput, copyButton),
+        ),
+      ),
+    ),
+  );
+
+  function total() {
+    return record ? record.moves.length : 0;
+  }
+
+  function go(n, { say = true } = {}) {
+    if (!record) return;
+    const next = Math.max(0, Math.min(total(), n));
+    const changed = next !== ply;
+    ply = next;
+    render(changed);
+    const url = new URL(window.location.href);
+    url.searchParams.set('ply', String(ply));
+    window.history.replaceState(null, '', url.pathname + url.search);
+    if (say && changed) announce(positionText());
+  }
+
+  function positionText() {
+    if (ply === 0) return `Start: ${record.first} moves first`;
+    const m = record.moves[ply - 1];
+    let text = `Move ${ply} of ${total()}: ${m.player} ${m.cell}`;
+    if (ply === total() && record.outcome) text += `. ${outcomeSentence(record.outcome, record.players)}`;
+    return text;
+  }
+
+  function render(animate) {
+    const cells = boardAfter(record.moves.map((m) => m.cell), record.first, ply);
+    const atEnd = ply === total() && Boolean(record.outcome);
+    board.render({
+      cells,
+      last: ply > 0 ? index(record.moves[ply - 1].cell) : -1,
+      winCells: atEnd ? outcomeCells(record.outcome) : [],
+      winner: atEnd ? record.outcome.winner ?? null : null,
+      interactive: false,
+      animate,
+    });
+    board.el.classList.toggle('is-over', atEnd);
+    positionEl.textContent = ply === 0 ? `Start — ${total()} moves` : `Move ${ply} of ${total()}`;
+    firstBtn.disabled = backBtn.disabled = ply === 0;
+    fwdBtn.disabled = lastBtn.disabled = ply === total();
+    for (const li of logEl.querySelectorAll('[data-ply]')) {
+      const on = Number(li.dataset.ply) === ply;
+      li.classList.toggle('is-current', on);
+      const btn = li.querySelector('button');
+      if (on) btn.setAttribute('aria-current', 'step');
+      else btn.removeAttribute('aria-current');
+    }
+    logEl.querySelector('.is-current')?.scrollIntoView({ block: 'nearest' });
+  }
+
+  function renderLog() {
+    const items = [
+      h('li.move.move-start', { dataset: { ply: '0' } },
+        h('button.move-btn', { type: 'button', onclick: () => go(0) },
+          h('span.move-n', {}, '0.'), `Start — ${record.first} moves first`)),
+    ];
+    record.moves.forEach((m, i) => {
+      items.push(
+        h('li.move', { dataset: { ply: String(i + 1), player: m.player } },
+          h('button.move-btn', { type: 'button', onclick: () => go(i + 1), 'aria-label': `Move ${i + 1}: ${m.player} ${m.cell}` },
+            h('span.move-n', {}, `${i + 1}.`),
+            markSvg(m.player, 'mini'),
+            h('span.move-sq', {}, m.cell)),
+        ),
+      );
+    });
+    if (record.outcome) {
+      items.push(h('li.move.move-end', {}, outcomeSentence(record.outcome, record.players)));
+    }
+    replace(logEl, items);
+  }
+
+  function onKey(ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || !record) return;
+    const target = ev.target;
+    if (target instanceof HTMLElement && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
+    if (document.querySelector('dialog[open]')) return;
+    const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: total() }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    go(to);
+  }
+  document.addEventListener('keydown', onKey);
+
+  api.game(gameId).then((rec) => {
+    if (!alive) return;
+    record = rec;
+    const x = playerLabel(rec.players.x);
+    const o = playerLabel(rec.players.o);
+    replace(titleEl, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o));
+    const when = new Date(rec.ended_at_ms ?? rec.started_at_ms);
+    subEl.textContent = `Round ${rec.round} · ${when.toLocaleString()} · ${rec.moves.length} moves`;
+    outcomeEl.textContent = outcomeSentence(rec.outcome, rec.players);
+    outcomeEl.dataset.state = rec.outcome ? 'round_over' : 'in_progress';
+    document.title = `${rec.players.x.name} vs ${rec.players.o.name} · Replay · oxo`;
+    renderLog();
+    ply = startPly === null ? total() : Math.max(0, Math.min(total(), startPly));
+    render(false);
+  }).catch((err) => {
+    if (!alive) return;
+    replace(main,
+      h('section.card.narrow', {},
+        h('h1', {}, err.status === 404 ? 'Game not found' : 'Could not load the game'),
+        h('p', {}, err.message),
+        h('a.btn.btn-primary', { href: '/', 'data-link': true }, 'Go to the home page'),
+      ),
+    );
+  });
+
+  return () => {
+    alive = false;
+    document.removeEventListener('keydown', onKey);
+  };
+}

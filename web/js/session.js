@@ -1,0 +1,48 @@
+// What this browser's player is doing right now: the tables where they hold
+// a seat (from `welcome`, kept up to date from `table` events), so the home
+// page can offer to go back to a game in progress.
+
+import { conn } from './net.js';
+
+/** table id -> latest TableState, for tables where we hold a seat. */
+export const myTables = new Map();
+
+const listeners = new Set();
+
+export function onTablesChange(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+function changed() {
+  for (const fn of listeners) fn();
+}
+
+/** The seats ("X", "O") that our player holds in `table`. */
+export function mySeats(table) {
+  const seats = [];
+  if (table?.players?.x?.id && table.players.x.id === conn.playerId) seats.push('X');
+  if (table?.players?.o?.id && table.players.o.id === conn.playerId) seats.push('O');
+  return seats;
+}
+
+conn.on('welcome', (msg) => {
+  for (const id of [...myTables.keys()]) {
+    if (!msg.tables.includes(id)) myTables.delete(id);
+  }
+  for (const id of msg.tables) {
+    if (!myTables.has(id)) myTables.set(id, null);
+  }
+  changed();
+});
+
+conn.on('table', ({ table }) => {
+  const seated = mySeats(table).length > 0 && table.status !== 'closed';
+  if (seated) myTables.set(table.id, table);
+  else myTables.delete(table.id);
+  changed();
+});
+
+export function forget(tableId) {
+  if (myTables.delete(tableId)) changed();
+}

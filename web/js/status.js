@@ -1,0 +1,101 @@
+// What the game page says: the status line ("Your turn (X)", "Waiting for
+// Alice…", "Alice wins", "Bob disconnected — 45 s to come back") and the line
+// under it, computed from a table state and the seats we hold. Pure
+// functions, so that every wording lives in one place.
+
+import { other } from './notation.js';
+
+/**
+ * A view of one table state for wording: `table`, our `seats` ("X", "O"),
+ * and how long ago (ms) the state arrived, for the countdowns.
+ */
+export function view(table, seats, elapsedMs = 0) {
+  const seatInfo = (seat) => table?.players?.[seat.toLowerCase()] ?? null;
+  const who = (seat) => seatInfo(seat)?.name ?? seat;
+  const secondsLeft = (ms) => (ms === undefined || ms === null ? null : Math.max(0, Math.ceil((ms - elapsedMs) / 1000)));
+  const isPass = () => Boolean(table?.options?.pass_and_play);
+  return { table, seats, seatInfo, who, secondsLeft, isPass };
+}
+
+/** The main status line, and the line under it, for a `view`. */
+export function describe(v) {
+  const { table, seats, seatInfo, who, secondsLeft, isPass } = v;
+  if (!table) return ['Connecting…', ''];
+  const seated = seats.length > 0;
+  const subs = [];
+  for (const seat of ['X', 'O']) {
+    const p = seatInfo(seat);
+    if (!p || p.connected || seats.includes(seat)) continue;
+    const left = secondsLeft(p.grace_left_ms);
+    if (table.status === 'in_progress' && left !== null) subs.push(`${p.name} disconnected — ${left} s to come back`);
+    else subs.push(`${p.name} is offline`);
+  }
+  switch (table.status) {
+    case 'closed':
+      return ['This table is closed.', ''];
+    case 'waiting': {
+      const line = seated ? 'Waiting for an opponent…' : 'Waiting for players…';
+      return [line, subs.join(' · ')];
+    }
+    case 'in_progress': {
+      const turn = table.turn;
+      const mover = seatInfo(turn);
+      let line;
+      if (isPass() && seats.length === 2) line = `${turn} to move`;
+      else if (seats.includes(turn)) line = `Your turn (${turn})`;
+      else if (mover && !mover.connected && secondsLeft(mover.grace_left_ms) !== null) {
+        line = `${mover.name} disconnected — ${secondsLeft(mover.grace_left_ms)} s to come back`;
+        const dup = subs.indexOf(line);
+        if (dup >= 0) subs.splice(dup, 1);
+      } else if (seated) line = `Waiting for ${who(turn)}…`;
+      else line = `${who(turn)} (${turn}) to move`;
+      const clock = secondsLeft(table.time_left_ms);
+      if (clock !== null) subs.unshift(`${clock} s left for this move`);
+      return [line, subs.join(' · ')];
+    }
+    case 'round_over': {
+      const line = outcomeText(v, table.outcome);
+      const rem = rematchText(v);
+      return [line, [rem, ...subs].filter(Boolean).join(' · ')];
+    }
+    default:
+      return ['', ''];
+  }
+}
+
+/** "You win", "Alice wins — Bob forfeited", "Draw"… */
+export function outcomeText(v, outcome) {
+  const { seats, who, isPass } = v;
+  if (!outcome) return 'Round over';
+  if (outcome.result === 'draw') return 'Draw';
+  const winner = outcome.winner;
+  const loser = other(winner);
+  const pass = isPass() && seats.length === 2;
+  let line;
+  if (pass) line = `${winner} wins`;
+  else if (seats.includes(winner)) line = 'You win';
+  else line = `${who(winner)} wins`;
+  const loserName = pass ? loser : seats.includes(loser) ? 'you' : who(loser);
+  const reason = {
+    forfeit: `${loserName} forfeited`,
+    dropped: `${loserName} left`,
+    timeout: `${loserName} ran out of time`,
+  }[outcome.reason];
+  return reason ? `${line} — ${reason}` : line;
+}
+
+/** Who wants a rematch, from our side of the table. */
+export function rematchText(v) {
+  const { seats, seatInfo, isPass } = v;
+  if (isPass()) return 'Rematch to play again';
+  const mine = seats.map((s) => seatInfo(s)).filter(Boolean);
+  const theirs = ['X', 'O'].filter((s) => !seats.includes(s)).map((s) => seatInfo(s)).filter(Boolean);
+  const iWant = mine.some((p) => p.wants_rematch);
+  const theyWant = theirs.filter((p) => p.wants_rematch);
+  if (!seats.length) {
+    return theyWant.length ? `${theyWant.map((p) => p.name).join(' and ')} want${theyWant.length > 1 ? '' : 's'} a rematch` : '';
+  }
+  if (iWant) return `Waiting for ${theirs.map((p) => p.name).join(' and ') || 'an opponent'} to accept the rematch…`;
+  if (theyWant.length) return `${theyWant.map((p) => p.name).join(' and ')} wants a rematch`;
+  return '';
+}
