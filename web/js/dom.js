@@ -127,3 +127,8 @@ export async function copyText(text, fallbackInput) {
   }
   return false;
 }
+
+/** "1 move", "5 moves": a count with its noun in the right number. */
+export function plural(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

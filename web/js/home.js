@@ -5,7 +5,7 @@
 import { conn } from './net.js';
 import * as api from './api.js';
 import * as store from './store.js';
-import { h, replace, toast, ago } from './dom.js';
+import { h, replace, toast, ago, plural } from './dom.js';
 import { navigate } from './router.js';
 import { myTables, mySeats, onTablesChange } from './session.js';
 import { markSvg } from './board.js';
@@ -246,7 +246,7 @@ export function mountHome(main) {
         h('li.row', {},
           h('a.row-main.row-link', { href: `/games/${encodeURIComponent(g.id)}`, 'data-link': true },
             h('span.row-title', {}, h('span.vs-x', {}, g.players.x), ' vs ', h('span.vs-o', {}, g.players.o)),
-            h('span.row-sub', {}, `${describeOutcome(g.outcome, g.players)} · ${g.moves} moves · ${ago(g.ended_at_ms)}`),
+            h('span.row-sub', {}, `${describeOutcome(g.outcome, g.players)} · ${plural(g.moves, 'move')} · ${ago(g.ended_at_ms)}`),
           ),
           g.outcome && g.outcome.result === 'win'
             ? h('span.row-badge', { 'aria-hidden': 'true' }, markSvg(g.outcome.winner, 'mini'))

@@ -4,7 +4,7 @@
 // shown is kept in the address (`?ply=3`), so a link can point at a move.
 
 import * as api from './api.js';
-import { h, s, replace, announce, copyText } from './dom.js';
+import { h, s, replace, announce, copyText, plural } from './dom.js';
 import { Board, markSvg } from './board.js';
 import { boardAfter, index, outcomeCells, LEVEL_NAMES } from './notation.js';
 
@@ -136,7 +136,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
       animate,
     });
     board.el.classList.toggle('is-over', atEnd);
-    positionEl.textContent = ply === 0 ? `Start — ${total()} moves` : `Move ${ply} of ${total()}`;
+    positionEl.textContent = ply === 0 ? `Start — ${plural(total(), 'move')}` : `Move ${ply} of ${total()}`;
     firstBtn.disabled = backBtn.disabled = ply === 0;
     fwdBtn.disabled = lastBtn.disabled = ply === total();
     for (const li of logEl.querySelectorAll('[data-ply]')) {
@@ -190,7 +190,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     const o = playerLabel(rec.players.o);
     replace(titleEl, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o));
     const when = new Date(rec.ended_at_ms ?? rec.started_at_ms);
-    subEl.textContent = `Round ${rec.round} · ${when.toLocaleString()} · ${rec.moves.length} moves`;
+    subEl.textContent = `Round ${rec.round} · ${when.toLocaleString()} · ${plural(rec.moves.length, 'move')}`;
     outcomeEl.textContent = outcomeSentence(rec.outcome, rec.players);
     outcomeEl.dataset.state = rec.outcome ? 'round_over' : 'in_progress';
     document.title = `${rec.players.x.name} vs ${rec.players.o.name} · Replay · oxo`;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyze;
+mod loadtest;
 mod perft;
 mod play;
 mod selfplay;
@@ -32,6 +33,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Play bots against each other and count the results.
     Selfplay(selfplay::SelfplayArgs),
+    /// Load a running server with real games and report throughput and latency.
+    Loadtest(loadtest::LoadtestArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(&args),
         Command::Perft(args) => perft::run(&args),
         Command::Selfplay(args) => selfplay::run(&args),
+        Command::Loadtest(args) => loadtest::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,13 +1,191 @@
-//! `oxo serve`: the game server (being built: see issue 4).
+//! `oxo serve`: the multiplayer game server, the HTTP API and the browser UI.
+//!
+//! The work is done by `oxo-server`; this module maps flags onto its
+//! `Config`, sets up logging, prints where it listens and turns SIGINT and
+//! SIGTERM into a graceful shutdown.
 
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::Args;
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use oxo_server::{AppState, Config, DbLocation, RateLimit};
+
+/// How log lines look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
 
 /// Arguments of `oxo serve`.
 #[derive(Debug, Args)]
-pub(crate) struct ServeArgs {}
+pub(crate) struct ServeArgs {
+    /// Address to listen on. Port 0 picks a free port; the address actually
+    /// bound is printed.
+    #[arg(long, default_value = "127.0.0.1:8080", env = "OXO_ADDR")]
+    addr: String,
+    /// The SQLite database file, created on first start (`:memory:` for a
+    /// throw-away database).
+    #[arg(long, default_value = "oxo.db", env = "OXO_DB")]
+    db: PathBuf,
+    /// How long a disconnected player keeps the seat before losing the
+    /// round, e.g. `60s`, `500ms`, `2m`.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    reconnect_grace: Duration,
+    /// Log format on stderr (the level comes from RUST_LOG, default info).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// The most WebSocket connections at once.
+    #[arg(long, default_value_t = 20_000)]
+    max_connections: usize,
+    /// Messages per second per connection, with bursts of twice as many
+    /// (0: no limit, e.g. for load tests).
+    #[arg(long, default_value_t = 50.0)]
+    rate_limit: f64,
+    /// Close connections from which nothing has arrived for this long.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    idle_timeout: Duration,
+    /// The most tables one player may hold a seat at.
+    #[arg(long, default_value_t = 10)]
+    max_tables_per_player: usize,
+}
 
-pub(crate) fn run(_args: ServeArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("the server is coming (issue 4); `oxo analyze`, `perft` and `selfplay` work now")
+/// Parses `250ms`, `60s`, `2m`, `1h` or a bare number of seconds.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration: use e.g. 500ms, 60s, 2m"))?;
+    let secs = match unit.trim() {
+        "ms" => value / 1000.0,
+        "" | "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => return Err(format!("unknown unit {other:?}: use ms, s, m or h")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+}
+
+fn init_logging(format: LogFormat) -> anyhow::Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr);
+    let result = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+    result.map_err(|e| anyhow::anyhow!("cannot set up logging: {e}"))
+}
+
+fn config(args: &ServeArgs) -> Config {
+    let db = if args.db.as_os_str() == ":memory:" {
+        DbLocation::Memory
+    } else {
+        DbLocation::File(args.db.clone())
+    };
+    let rate_limit = if args.rate_limit > 0.0 {
+        // Bursts of twice the rate, and at least a few messages.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let burst = (args.rate_limit * 2.0)
+            .ceil()
+            .clamp(4.0, f64::from(u32::MAX)) as u32;
+        RateLimit::new(args.rate_limit, burst)
+    } else {
+        RateLimit::UNLIMITED
+    };
+    Config {
+        db,
+        reconnect_grace: args.reconnect_grace,
+        max_connections: args.max_connections,
+        rate_limit,
+        idle_timeout: args.idle_timeout,
+        max_tables_per_player: args.max_tables_per_player,
+        ..Config::default()
+    }
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down");
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let config = config(&args);
+    let state = AppState::new(config)
+        .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+    let listener = tokio::net::TcpListener::bind(&args.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.addr))?;
+    let addr = listener
+        .local_addr()
+        .context("cannot read the bound address")?;
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "oxo listening on http://{addr}")?;
+        writeln!(out, "  websocket: ws://{addr}/ws")?;
+        out.flush()?;
+    }
+    tracing::info!(%addr, db = %args.db.display(), "listening");
+    oxo_server::run(listener, state, shutdown_signal())
+        .await
+        .context("the server failed")?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    init_logging(args.log_format)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(args))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+    }
 }

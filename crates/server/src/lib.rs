@@ -1,1 +1,116 @@
-//! placeholder
+//! oxo-server: the authoritative multiplayer server for oxo.
+//!
+//! Clients speak the WebSocket protocol of [`oxo_protocol`] at `/ws` (one
+//! JSON message per text frame); an HTTP API under `/api` serves lobbies,
+//! game records, replays and analysis; the browser UI in `web/` is embedded
+//! and served at `/`. Everything that matters is stored in SQLite before it
+//! is acknowledged, so a restart, even after `kill -9`, loses nothing that a
+//! client was told had happened.
+//!
+//! # Architecture
+//!
+//! Modules (private; their docs explain the decisions):
+//!
+//! - `table`: one actor task per table owns its game, seats, spectators,
+//!   scores and timers (move clock, reconnect grace, bot delay).
+//! - `session`: one reader and one writer task per connection; limits,
+//!   `hello`, routing to tables.
+//! - `store`: SQLite with a dedicated writer thread and group commit.
+//! - `lobby`: public tables and their watchers, updates debounced.
+//! - `http`, `assets`, `metrics`: the HTTP side.
+//!
+//! # Examples
+//!
+//! ```no_run
+//! use oxo_server::{AppState, Config};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let state = AppState::new(Config::default())?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! oxo_server::run(listener, state, async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod accounts;
+mod assets;
+mod config;
+mod conn;
+mod error;
+mod http;
+mod ids;
+mod lobby;
+mod metrics;
+mod session;
+mod state;
+mod store;
+mod table;
+
+use std::future::Future;
+
+use axum::Router;
+use axum::routing::{any, get};
+use tower_http::trace::TraceLayer;
+
+pub use config::{Config, DbLocation, RateLimit};
+pub use error::ServerError;
+pub use session::LocalClient;
+pub use state::AppState;
+
+/// The routes: `/ws`, `/api/...`, `/healthz`, `/metrics` and the web UI,
+/// with security headers on every response.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/ws", get(session::upgrade))
+        .route("/healthz", get(http::healthz))
+        .route("/metrics", get(http::metrics))
+        .route("/api/tables", get(http::tables))
+        .route("/api/games", get(http::games))
+        .route("/api/games/{id}", get(http::game))
+        .route("/api/games/{id}/log", get(http::game_log))
+        .route("/api/analyze", get(http::analyze))
+        .route("/api", any(http::not_found))
+        .route("/api/{*rest}", any(http::not_found))
+        .route("/", get(assets::index))
+        .route("/t/{table_id}", get(assets::index))
+        .route("/games/{game_id}", get(assets::index))
+        .fallback(assets::asset)
+        .layer(axum::middleware::map_response(assets::security_headers))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Serves [`app`] on `listener` until `shutdown` resolves, then shuts down
+/// gracefully: stops accepting, sends every WebSocket client `closing` and
+/// a close frame (1001), stops the tables and closes the database after
+/// committing what is queued (see [`AppState::shutdown`]).
+///
+/// # Errors
+///
+/// An I/O error from the listener.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let token = state.shared.shutdown.clone();
+    let signal = async move {
+        tokio::select! {
+            () = shutdown => {}
+            () = token.cancelled() => {}
+        }
+        token.cancel();
+    };
+    // Small frames both ways: Nagle's algorithm would only add latency.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let served = axum::serve(listener, app(state.clone()))
+        .with_graceful_shutdown(signal)
+        .await;
+    state.shutdown().await;
+    served.map_err(ServerError::Io)
+}

@@ -1,0 +1,117 @@
+//! Server settings, with defaults that suit `oxo serve` on a laptop.
+//!
+//! Tests and the load tool build a [`Config`] by hand (short grace periods,
+//! in-memory database, higher rate limits); the CLI maps its flags onto it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use oxo_protocol::limits;
+
+/// Where the database lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DbLocation {
+    /// A SQLite file, created on first start.
+    File(PathBuf),
+    /// A private in-memory database that vanishes with the server (tests,
+    /// benchmarks).
+    Memory,
+}
+
+/// A token bucket: up to `burst` messages at once, refilled at `per_second`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateLimit {
+    /// Sustained rate, in messages per second.
+    pub per_second: f64,
+    /// Bucket size: how many messages may arrive back to back.
+    pub burst: u32,
+}
+
+impl RateLimit {
+    /// No limit at all (load tests).
+    pub const UNLIMITED: RateLimit = RateLimit {
+        per_second: f64::INFINITY,
+        burst: u32::MAX,
+    };
+
+    /// `per_second` messages per second with a burst of `burst`.
+    #[must_use]
+    pub const fn new(per_second: f64, burst: u32) -> RateLimit {
+        RateLimit { per_second, burst }
+    }
+}
+
+/// Everything that can be tuned about a server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The database.
+    pub db: DbLocation,
+    /// How long a disconnected player keeps a seat in a running game before
+    /// losing it (reason `dropped`); also how long a table with nobody
+    /// connected stays open.
+    pub reconnect_grace: Duration,
+    /// The most WebSocket connections at once; more are refused with 503.
+    pub max_connections: usize,
+    /// Messages per connection (every frame counts).
+    pub rate_limit: RateLimit,
+    /// Chat messages per connection, on top of `rate_limit`.
+    pub chat_limit: RateLimit,
+    /// A connection that gets this many `rate_limited` refusals within
+    /// [`Config::flood_window`] is closed (code 1008).
+    pub flood_refusals: u32,
+    /// The window for [`Config::flood_refusals`].
+    pub flood_window: Duration,
+    /// The most tables a player may hold a seat at.
+    pub max_tables_per_player: usize,
+    /// A connection from which no frame at all (not even a pong) arrives for
+    /// this long is closed (code 1001).
+    pub idle_timeout: Duration,
+    /// How often the server pings each connection.
+    pub ping_interval: Duration,
+    /// The largest text frame accepted; bigger ones close the connection
+    /// (code 1009).
+    pub max_frame_bytes: usize,
+    /// Frames queued for one client before it counts as too slow and is
+    /// disconnected (code 1008).
+    pub send_queue: usize,
+    /// How long shutdown waits for connections and tables to finish.
+    pub shutdown_timeout: Duration,
+    /// How long lobby changes are gathered before one `lobby` message goes
+    /// to every watcher.
+    pub lobby_debounce: Duration,
+    /// The most tables listed in a `lobby` message or `GET /api/tables`.
+    pub lobby_max_tables: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            db: DbLocation::File(PathBuf::from("oxo.db")),
+            reconnect_grace: Duration::from_secs(60),
+            max_connections: 20_000,
+            rate_limit: RateLimit::new(50.0, 100),
+            chat_limit: RateLimit::new(0.5, 5),
+            flood_refusals: 200,
+            flood_window: Duration::from_secs(10),
+            max_tables_per_player: 10,
+            idle_timeout: Duration::from_secs(60),
+            ping_interval: Duration::from_secs(20),
+            max_frame_bytes: limits::MAX_FRAME_BYTES,
+            send_queue: 256,
+            shutdown_timeout: Duration::from_secs(5),
+            lobby_debounce: Duration::from_millis(20),
+            lobby_max_tables: 100,
+        }
+    }
+}
+
+impl Config {
+    /// The defaults with an in-memory database: what tests start from.
+    #[must_use]
+    pub fn in_memory() -> Config {
+        Config {
+            db: DbLocation::Memory,
+            ..Config::default()
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Errors, split by who caused them.
+//!
+//! - [`ClientError`]: the client asked for something it may not have (not its
+//!   turn, a taken cell, malformed JSON). It becomes an `error` reply with a
+//!   stable [`ErrorCode`] and the connection goes on.
+//! - [`ServerError`]: something broke on our side (the database, a socket).
+//!   It is logged; the request that met it gets an `internal` refusal, and
+//!   nothing it would have changed is kept.
+//!
+//! HTTP handlers have their own [`ApiError`](crate::http::ApiError), which
+//! turns these into 400/404/500 JSON bodies.
+
+use std::borrow::Cow;
+
+use oxo_protocol::ErrorCode;
+
+/// A refused request: the stable code and a message for people.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub(crate) struct ClientError {
+    /// The code clients act on.
+    pub(crate) code: ErrorCode,
+    /// What was wrong, e.g. "b2 is already taken".
+    pub(crate) message: Cow<'static, str>,
+}
+
+impl ClientError {
+    /// A refusal with `code` and `message`.
+    pub(crate) fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> ClientError {
+        ClientError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `bad_request` with what was wrong.
+    pub(crate) fn bad_request(message: impl Into<Cow<'static, str>>) -> ClientError {
+        ClientError::new(ErrorCode::BadRequest, message)
+    }
+
+    /// `no_such_table`.
+    pub(crate) fn no_such_table() -> ClientError {
+        ClientError::new(ErrorCode::NoSuchTable, "No such table (it may have closed)")
+    }
+
+    /// `internal`: the server failed; nothing was applied.
+    pub(crate) fn internal() -> ClientError {
+        ClientError::new(
+            ErrorCode::Internal,
+            "The server could not complete the request; nothing was changed",
+        )
+    }
+
+    /// `shutting_down`.
+    pub(crate) fn shutting_down() -> ClientError {
+        ClientError::new(
+            ErrorCode::ShuttingDown,
+            "The server is shutting down; reconnect with your token shortly",
+        )
+    }
+}
+
+/// A failure of the server itself: storage, start-up or I/O.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// A SQLite call failed.
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    /// A group commit failed; every write in it was rolled back.
+    #[error("database commit failed: {0}")]
+    CommitFailed(String),
+    /// The database was written by a newer oxo whose schema this build does
+    /// not know.
+    #[error("the database has schema version {found}, newer than this oxo knows ({known})")]
+    SchemaTooNew {
+        /// The database's `user_version`.
+        found: u32,
+        /// The newest version this build can migrate to.
+        known: u32,
+    },
+    /// Stored data could not be read back (e.g. a move that is not a cell).
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+    /// The database writer has stopped (the server is shutting down).
+    #[error("the database writer has stopped")]
+    StoreClosed,
+    /// `AppState::new` was called outside a Tokio runtime.
+    #[error("oxo-server needs a Tokio runtime: call AppState::new inside one")]
+    NoRuntime,
+    /// Listening or serving failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<serde_json::Error> for ServerError {
+    fn from(e: serde_json::Error) -> ServerError {
+        ServerError::Corrupt(e.to_string())
+    }
+}

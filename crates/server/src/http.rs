@@ -1,0 +1,231 @@
+//! The HTTP API: JSON over GET, for lobbies, records, replays and analysis.
+//!
+//! | route | body |
+//! | --- | --- |
+//! | `GET /api/tables` | `[LobbyTable]`: open public tables, waiting ones first |
+//! | `GET /api/games?player=&limit=` | `[GameSummary]`: finished games, newest first |
+//! | `GET /api/games/{id}` | `GameRecord` |
+//! | `GET /api/games/{id}/log?start=&end=` | `LogSlice` |
+//! | `GET /api/analyze?position=` | `AnalyzeResponse` |
+//! | `GET /healthz` | `{"status":"ok"}` |
+//! | `GET /metrics` | Prometheus text |
+//!
+//! Bad parameters get 400 and unknown ids 404, each with an
+//! [`oxo_protocol::ApiError`] body; server failures get 500 with a generic
+//! body (the details are logged, not shown).
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use oxo_core::{Event, Position, solver};
+use oxo_protocol::{AnalyzeResponse, GameRecord, LobbyTable, LogSlice, MoveAnalysis};
+
+use crate::error::ServerError;
+use crate::state::AppState;
+use crate::store;
+
+/// The most games `GET /api/games` returns.
+const MAX_GAMES: u32 = 100;
+/// The number of games `GET /api/games` returns by default.
+const DEFAULT_GAMES: u32 = 20;
+
+/// An HTTP error with a JSON body.
+#[derive(Debug)]
+pub(crate) enum ApiError {
+    /// 400.
+    BadRequest(String),
+    /// 404.
+    NotFound(String),
+    /// 500; the cause is logged, not sent.
+    Internal,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, error) = match self {
+            ApiError::BadRequest(e) => (StatusCode::BAD_REQUEST, e),
+            ApiError::NotFound(e) => (StatusCode::NOT_FOUND, e),
+            ApiError::Internal => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal server error".to_owned(),
+            ),
+        };
+        (status, Json(oxo_protocol::ApiError { error })).into_response()
+    }
+}
+
+impl From<ServerError> for ApiError {
+    fn from(e: ServerError) -> ApiError {
+        tracing::error!(error = %e, "HTTP request failed");
+        ApiError::Internal
+    }
+}
+
+type Params = Query<HashMap<String, String>>;
+
+fn param<T: std::str::FromStr>(
+    params: &Params,
+    name: &str,
+    what: &str,
+) -> Result<Option<T>, ApiError> {
+    params
+        .get(name)
+        .map(|v| {
+            v.parse()
+                .map_err(|_| ApiError::BadRequest(format!("{name} must be {what}, not {v:?}")))
+        })
+        .transpose()
+}
+
+/// `GET /healthz`.
+pub(crate) async fn healthz() -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "status": "ok" }))
+}
+
+/// `GET /metrics`.
+pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.shared.metrics.render(),
+    )
+        .into_response()
+}
+
+/// `GET /api/tables`.
+pub(crate) async fn tables(State(state): State<AppState>) -> Json<Vec<LobbyTable>> {
+    Json(
+        state
+            .shared
+            .lobby
+            .snapshot(state.shared.config.lobby_max_tables),
+    )
+}
+
+/// `GET /api/games?player=&limit=`.
+pub(crate) async fn games(
+    State(state): State<AppState>,
+    params: Params,
+) -> Result<Response, ApiError> {
+    let limit =
+        param::<u32>(&params, "limit", "a whole number from 1 to 100")?.unwrap_or(DEFAULT_GAMES);
+    if !(1..=MAX_GAMES).contains(&limit) {
+        return Err(ApiError::BadRequest(format!(
+            "limit must be from 1 to {MAX_GAMES}, not {limit}"
+        )));
+    }
+    let player = params.get("player").cloned();
+    if player
+        .as_ref()
+        .is_some_and(|p| p.is_empty() || p.len() > 64)
+    {
+        return Err(ApiError::BadRequest("player must be a player id".into()));
+    }
+    let games = state
+        .shared
+        .store
+        .read(move |c| store::recent_games(c, player.as_deref(), limit))
+        .await?;
+    Ok(Json(games).into_response())
+}
+
+async fn record(state: &AppState, id: String) -> Result<GameRecord, ApiError> {
+    if id.len() > 64 {
+        return Err(ApiError::NotFound(format!("no game has the id {id:.64}")));
+    }
+    let lookup = id.clone();
+    state
+        .shared
+        .store
+        .read(move |c| store::game_record(c, &lookup))
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no game has the id {id}")))
+}
+
+/// `GET /api/games/{id}`.
+pub(crate) async fn game(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<GameRecord>, ApiError> {
+    record(&state, id).await.map(Json)
+}
+
+/// `GET /api/games/{id}/log?start=&end=`.
+pub(crate) async fn game_log(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    params: Params,
+) -> Result<Json<LogSlice>, ApiError> {
+    let start = param::<usize>(&params, "start", "a whole number")?;
+    let end = param::<usize>(&params, "end", "a whole number")?;
+    let record = record(&state, id).await?;
+    let mut events = Vec::with_capacity(record.moves.len() + 2);
+    events.push(Event::Start {
+        first: record.first,
+    });
+    events.extend(record.moves.iter().map(|m| Event::Move {
+        player: m.player,
+        square: m.cell,
+    }));
+    if let Some(outcome) = record.outcome {
+        events.push(Event::End { outcome });
+    }
+    let total = events.len();
+    let start = start.unwrap_or(0);
+    let end = end.unwrap_or(total);
+    if start > end {
+        return Err(ApiError::BadRequest(format!(
+            "start ({start}) must not be after end ({end})"
+        )));
+    }
+    let (start, end) = (start.min(total), end.min(total));
+    Ok(Json(LogSlice {
+        game_id: record.id,
+        total,
+        start,
+        end,
+        events: events[start..end].to_vec(),
+    }))
+}
+
+/// `GET /api/analyze?position=`.
+pub(crate) async fn analyze(params: Params) -> Result<Json<AnalyzeResponse>, ApiError> {
+    let text = params.get("position").ok_or_else(|| {
+        ApiError::BadRequest("position is required, e.g. ?position=X.O.X....".into())
+    })?;
+    let position: Position = text
+        .parse()
+        .map_err(|e| ApiError::BadRequest(format!("position {text:?}: {e}")))?;
+    let value = solver::value(&position);
+    let outcome = position.outcome();
+    let moves = if outcome.is_some() {
+        Vec::new()
+    } else {
+        solver::analyze(&position)
+            .into_iter()
+            .map(|m| MoveAnalysis {
+                cell: m.square,
+                result: m.value.kind().to_owned(),
+                plies: m.value.plies(),
+            })
+            .collect()
+    };
+    Ok(Json(AnalyzeResponse {
+        position: position.to_string(),
+        turn: position.turn(),
+        outcome,
+        result: value.kind().to_owned(),
+        plies: value.plies(),
+        moves,
+    }))
+}
+
+/// Any other `/api/...` path.
+pub(crate) async fn not_found() -> ApiError {
+    ApiError::NotFound("no such API endpoint; see docs/protocol.md".into())
+}

@@ -1,0 +1,206 @@
+//! Prometheus metrics, hand-written from atomics.
+//!
+//! A dozen counters and two histograms do not need a metrics framework: each
+//! is a relaxed atomic add on the hot path, and `GET /metrics` renders the
+//! text format (version 0.0.4) on demand.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+use oxo_protocol::ErrorCode;
+
+/// Upper bounds of the latency histogram buckets, in seconds.
+const BUCKETS: [f64; 14] = [
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
+    5.0,
+];
+
+/// A latency histogram with fixed buckets.
+#[derive(Debug, Default)]
+pub(crate) struct Histogram {
+    counts: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    sum_nanos: AtomicU64,
+}
+
+impl Histogram {
+    /// Records one observation.
+    pub(crate) fn observe(&self, d: Duration) {
+        let secs = d.as_secs_f64();
+        if let Some(i) = BUCKETS.iter().position(|&b| secs <= b) {
+            self.counts[i].fetch_add(1, Relaxed);
+        }
+        self.count.fetch_add(1, Relaxed);
+        let nanos = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        self.sum_nanos.fetch_add(nanos, Relaxed);
+    }
+
+    fn render(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} histogram");
+        let mut cumulative = 0;
+        for (bound, count) in BUCKETS.iter().zip(&self.counts) {
+            cumulative += count.load(Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
+        }
+        let count = self.count.load(Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        #[allow(clippy::cast_precision_loss)]
+        let sum = self.sum_nanos.load(Relaxed) as f64 / 1e9;
+        let _ = writeln!(out, "{name}_sum {sum}");
+        let _ = writeln!(out, "{name}_count {count}");
+    }
+}
+
+/// Every metric the server keeps.
+#[derive(Debug, Default)]
+pub(crate) struct Metrics {
+    /// Open WebSocket connections.
+    pub(crate) connections: AtomicU64,
+    /// WebSocket connections accepted since start.
+    pub(crate) connections_total: AtomicU64,
+    /// Upgrades refused because the server was full.
+    pub(crate) connections_refused: AtomicU64,
+    /// Open tables (not closed).
+    pub(crate) tables: AtomicU64,
+    /// Tables created since start.
+    pub(crate) tables_created: AtomicU64,
+    /// Accepted moves (players and bots).
+    pub(crate) moves: AtomicU64,
+    /// Finished rounds.
+    pub(crate) games_finished: AtomicU64,
+    /// Lobby watchers.
+    pub(crate) lobby_watchers: AtomicU64,
+    /// Refusals, indexed like [`ErrorCode::ALL`].
+    refusals: [AtomicU64; ErrorCode::ALL.len()],
+    /// Time from reading a `move` to queueing its `ok`.
+    pub(crate) move_latency: Histogram,
+    /// Time of one group commit (BEGIN to COMMIT, fsync included).
+    pub(crate) commit_latency: Histogram,
+    /// Group commits.
+    pub(crate) commits: AtomicU64,
+    /// Writes (rows) committed.
+    pub(crate) writes: AtomicU64,
+}
+
+impl Metrics {
+    /// Counts one refusal with `code`.
+    pub(crate) fn refused(&self, code: ErrorCode) {
+        if let Some(i) = ErrorCode::ALL.iter().position(|&c| c == code) {
+            self.refusals[i].fetch_add(1, Relaxed);
+        }
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub(crate) fn render(&self) -> String {
+        let mut out = String::with_capacity(4096);
+        let gauge = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+            let _ = writeln!(out, "{name} {}", v.load(Relaxed));
+        };
+        let counter = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+            let _ = writeln!(out, "{name} {}", v.load(Relaxed));
+        };
+        gauge(
+            &mut out,
+            "oxo_connections",
+            "Open WebSocket connections.",
+            &self.connections,
+        );
+        counter(
+            &mut out,
+            "oxo_connections_total",
+            "WebSocket connections accepted.",
+            &self.connections_total,
+        );
+        counter(
+            &mut out,
+            "oxo_connections_refused_total",
+            "WebSocket upgrades refused because the server was full.",
+            &self.connections_refused,
+        );
+        gauge(&mut out, "oxo_tables", "Open tables.", &self.tables);
+        counter(
+            &mut out,
+            "oxo_tables_created_total",
+            "Tables created.",
+            &self.tables_created,
+        );
+        counter(&mut out, "oxo_moves_total", "Accepted moves.", &self.moves);
+        counter(
+            &mut out,
+            "oxo_games_finished_total",
+            "Finished rounds.",
+            &self.games_finished,
+        );
+        gauge(
+            &mut out,
+            "oxo_lobby_watchers",
+            "Connections watching the lobby.",
+            &self.lobby_watchers,
+        );
+        let _ = writeln!(
+            out,
+            "# HELP oxo_refusals_total Refused requests by code.\n# TYPE oxo_refusals_total counter"
+        );
+        for (code, n) in ErrorCode::ALL.iter().zip(&self.refusals) {
+            let _ = writeln!(
+                out,
+                "oxo_refusals_total{{code=\"{code}\"}} {}",
+                n.load(Relaxed)
+            );
+        }
+        self.move_latency.render(
+            &mut out,
+            "oxo_move_seconds",
+            "Move handling latency, from reading the request to queueing its reply (durable).",
+        );
+        self.commit_latency.render(
+            &mut out,
+            "oxo_db_commit_seconds",
+            "Database group commit latency (BEGIN to COMMIT, fsync included).",
+        );
+        counter(
+            &mut out,
+            "oxo_db_commits_total",
+            "Database group commits.",
+            &self.commits,
+        );
+        counter(
+            &mut out,
+            "oxo_db_writes_total",
+            "Rows written by group commits.",
+            &self.writes,
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_histograms_cumulatively() {
+        let m = Metrics::default();
+        m.move_latency.observe(Duration::from_micros(70));
+        m.move_latency.observe(Duration::from_millis(3));
+        m.refused(ErrorCode::CellTaken);
+        let text = m.render();
+        assert!(
+            text.contains("oxo_move_seconds_bucket{le=\"0.0001\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("oxo_move_seconds_bucket{le=\"0.005\"} 2"),
+            "{text}"
+        );
+        assert!(text.contains("oxo_move_seconds_count 2"), "{text}");
+        assert!(
+            text.contains("oxo_refusals_total{code=\"cell_taken\"} 1"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,354 @@
+//! A real server on an ephemeral port and real WebSocket clients.
+
+#![allow(dead_code, unreachable_pub, missing_docs)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use oxo_protocol::{ServerMsg, TableState};
+use oxo_server::{AppState, Config};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for any one message.
+pub const WAIT: Duration = Duration::from_secs(5);
+
+/// A running server.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), oxo_server::ServerError>>,
+}
+
+/// The test configuration: in memory, short grace, generous rates.
+pub fn config() -> Config {
+    Config {
+        reconnect_grace: Duration::from_secs(30),
+        ..Config::in_memory()
+    }
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        Server::with(config()).await
+    }
+
+    pub async fn with(config: Config) -> Server {
+        let state = AppState::new(config).expect("server state");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(oxo_server::run(listener, state.clone(), async move {
+            let _ = stopped.await;
+        }));
+        Server {
+            addr,
+            state,
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/ws", self.addr)
+    }
+
+    /// Graceful shutdown; waits for it.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        tokio::time::timeout(Duration::from_secs(10), &mut self.task)
+            .await
+            .expect("server stops in time")
+            .expect("server task")
+            .expect("server ran cleanly");
+    }
+
+    /// Connects without saying hello.
+    pub async fn connect(&self) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(self.ws_url())
+            .await
+            .expect("connect");
+        Client {
+            ws,
+            next_id: 1000,
+            token: String::new(),
+            player_id: String::new(),
+            frames: Vec::new(),
+        }
+    }
+
+    /// Connects and says hello with `name`.
+    pub async fn client(&self, name: &str) -> Client {
+        let mut c = self.connect().await;
+        c.hello(json!({"type":"hello","version":1,"name":name}))
+            .await;
+        c
+    }
+
+    /// Connects and comes back with `token`.
+    pub async fn resume(&self, token: &str) -> (Client, Value) {
+        let mut c = self.connect().await;
+        let welcome = c
+            .hello(json!({"type":"hello","version":1,"token":token}))
+            .await;
+        (c, welcome)
+    }
+
+    /// `GET path`: status and body.
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        let (status, _, body) = self.get_full(path).await;
+        (status, body)
+    }
+
+    /// `GET path`: status, raw head and body.
+    pub async fn get_full(&self, path: &str) -> (u16, String, String) {
+        let mut tcp = TcpStream::connect(self.addr).await.expect("connect");
+        let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+        tcp.write_all(req.as_bytes()).await.expect("write");
+        let mut raw = Vec::new();
+        tokio::time::timeout(WAIT, tcp.read_to_end(&mut raw))
+            .await
+            .expect("response in time")
+            .expect("read");
+        let raw = String::from_utf8_lossy(&raw).into_owned();
+        let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("status");
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            dechunk(body)
+        } else {
+            body.to_owned()
+        };
+        (status, head.to_owned(), body)
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        let (status, body) = self.get(path).await;
+        let value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
+        (status, value)
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = &rest[size + 2..];
+    }
+    out
+}
+
+/// A WebSocket client.
+pub struct Client {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    pub token: String,
+    pub player_id: String,
+    /// Every text frame received, raw.
+    pub frames: Vec<String>,
+}
+
+/// What `recv_any` can see.
+#[derive(Debug)]
+pub enum Incoming {
+    Msg(Value),
+    Close(Option<CloseFrame>),
+    /// The connection ended without a close frame.
+    Ended,
+}
+
+impl Client {
+    pub async fn hello(&mut self, hello: Value) -> Value {
+        self.send(hello).await;
+        let welcome = self.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        self.token = welcome["token"].as_str().expect("token").to_owned();
+        self.player_id = welcome["player_id"].as_str().expect("player id").to_owned();
+        welcome
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.send_text(&v.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.ws
+            .send(Message::text(text.to_owned()))
+            .await
+            .expect("send");
+    }
+
+    /// The next message, frame or end, whatever it is (pings skipped).
+    pub async fn recv_any(&mut self) -> Incoming {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a message in time");
+            match msg {
+                Some(Ok(Message::Text(t))) => {
+                    self.frames.push(t.to_string());
+                    return Incoming::Msg(serde_json::from_str(&t).expect("JSON from the server"));
+                }
+                Some(Ok(Message::Close(frame))) => return Incoming::Close(frame),
+                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
+                Some(Ok(Message::Binary(_))) => panic!("the server sent a binary frame"),
+                Some(Err(_)) | None => return Incoming::Ended,
+            }
+        }
+    }
+
+    /// The next JSON message.
+    pub async fn recv(&mut self) -> Value {
+        match self.recv_any().await {
+            Incoming::Msg(v) => v,
+            other => panic!("expected a message, got {other:?}"),
+        }
+    }
+
+    /// The next message, parsed as the protocol type (checks the shape).
+    pub async fn recv_msg(&mut self) -> ServerMsg {
+        let v = self.recv().await;
+        serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v}"))
+    }
+
+    /// Reads until the close frame; returns its code and reason.
+    pub async fn expect_close(&mut self) -> (u16, String) {
+        loop {
+            match self.recv_any().await {
+                Incoming::Msg(_) => {}
+                Incoming::Close(Some(f)) => return (u16::from(f.code), f.reason.to_string()),
+                other => panic!("expected a close frame, got {other:?}"),
+            }
+        }
+    }
+
+    /// Whether no message (pings aside) arrives for `d`.
+    pub async fn quiet_for(&mut self, d: Duration) -> bool {
+        let until = tokio::time::Instant::now() + d;
+        loop {
+            match tokio::time::timeout_at(until, self.ws.next()).await {
+                Err(_) => return true,
+                Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => {}
+                Ok(_) => return false,
+            }
+        }
+    }
+
+    /// Sends `msg` with a fresh id; returns the events before the reply, and
+    /// the reply (`ok` or `error`).
+    pub async fn request(&mut self, mut msg: Value) -> (Vec<Value>, Value) {
+        self.next_id += 1;
+        let id = self.next_id;
+        msg["id"] = json!(id);
+        self.send(msg).await;
+        let mut events = Vec::new();
+        loop {
+            let v = self.recv().await;
+            if (v["type"] == "ok" || v["type"] == "error") && v["id"] == json!(id) {
+                return (events, v);
+            }
+            events.push(v);
+        }
+    }
+
+    /// Sends `msg` and expects `ok`; returns the events before it.
+    pub async fn ok(&mut self, msg: Value) -> Vec<Value> {
+        let (events, reply) = self.request(msg.clone()).await;
+        assert_eq!(reply["type"], "ok", "{msg} -> {reply}");
+        events
+    }
+
+    /// Sends `msg` and expects an error with `code`; returns its message.
+    pub async fn refused(&mut self, msg: Value, code: &str) -> String {
+        let (_, reply) = self.request(msg.clone()).await;
+        assert_eq!(reply["type"], "error", "{msg} -> {reply}");
+        assert_eq!(reply["code"], code, "{msg} -> {reply}");
+        reply["message"].as_str().expect("message").to_owned()
+    }
+
+    /// Creates a table; returns its state.
+    pub async fn create(&mut self, options: Value) -> TableState {
+        let events = self
+            .ok(json!({"type":"create_table","options":options}))
+            .await;
+        last_table(&events).expect("the new table's state before ok")
+    }
+
+    /// Reads until a `table` message for which `pred` holds.
+    pub async fn table_until(&mut self, pred: impl Fn(&TableState) -> bool) -> TableState {
+        loop {
+            let v = self.recv().await;
+            if v["type"] == "table" {
+                let t: TableState =
+                    serde_json::from_value(v["table"].clone()).expect("table state");
+                if pred(&t) {
+                    return t;
+                }
+            }
+        }
+    }
+
+    /// Reads until a message of `kind`.
+    pub async fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.recv().await;
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+
+    /// Plays `cell` and expects `ok`; returns the state it caused.
+    pub async fn play(&mut self, table: &str, cell: &str) -> TableState {
+        let events = self
+            .ok(json!({"type":"move","table_id":table,"cell":cell}))
+            .await;
+        last_table(&events).expect("a table event before the ok")
+    }
+}
+
+/// The last `table` state among `events`.
+pub fn last_table(events: &[Value]) -> Option<TableState> {
+    events
+        .iter()
+        .rev()
+        .find(|v| v["type"] == "table")
+        .map(|v| serde_json::from_value(v["table"].clone()).expect("table state"))
+}
+
+/// Two players at a fresh table: X (the creator) and O. Both have read up to
+/// the state where the round is in progress.
+pub async fn pair(server: &Server, options: Value) -> (Client, Client, String) {
+    let mut options = options;
+    if options.get("seat").is_none() {
+        options["seat"] = json!("X");
+    }
+    let mut x = server.client("Xena").await;
+    let mut o = server.client("Otto").await;
+    let table = x.create(options).await.id;
+    o.ok(json!({"type":"join_table","table_id":table})).await;
+    x.table_until(|t| t.players.o.is_some()).await;
+    (x, o, table)
+}

@@ -1,0 +1,186 @@
+//! The HTTP API, metrics and the web UI.
+
+use serde_json::json;
+
+use crate::common::{Server, pair};
+
+#[tokio::test]
+async fn records_logs_and_lists_of_games() {
+    let server = Server::start().await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    let game_id = x.play(&table, "a1").await.game_id.unwrap();
+    // An unfinished game already has a record.
+    let (status, rec) = server.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(rec["moves"].as_array().unwrap().len(), 1);
+    assert!(rec.get("outcome").is_none());
+    for (by_x, cell) in [(false, "b1"), (true, "a2"), (false, "b2"), (true, "a3")] {
+        let mover = if by_x { &mut x } else { &mut o };
+        mover.play(&table, cell).await;
+    }
+    let (status, rec) = server.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200, "{rec}");
+    assert_eq!(rec["id"], game_id.as_str());
+    assert_eq!(rec["table_id"], table.as_str());
+    assert_eq!(rec["round"], 1);
+    assert_eq!(rec["first"], "X");
+    assert_eq!(rec["players"]["x"]["name"], "Xena");
+    assert_eq!(rec["players"]["o"]["id"], o.player_id.as_str());
+    assert_eq!(rec["outcome"]["result"], "win");
+    assert_eq!(rec["outcome"]["winner"], "X");
+    assert_eq!(rec["outcome"]["reason"], "line");
+    let moves = rec["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 5);
+    assert_eq!(moves[0]["ply"], 1);
+    assert_eq!(moves[4]["cell"], "a3");
+    assert!(moves[4]["at_ms"].as_i64().unwrap() >= moves[0]["at_ms"].as_i64().unwrap());
+    assert!(rec["ended_at_ms"].as_i64().is_some());
+
+    let (status, log) = server.get_json(&format!("/api/games/{game_id}/log")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (
+            log["total"].as_u64(),
+            log["start"].as_u64(),
+            log["end"].as_u64()
+        ),
+        (Some(7), Some(0), Some(7))
+    );
+    assert_eq!(log["events"][0], json!({"type":"start","first":"X"}));
+    assert_eq!(log["events"][6]["type"], "end");
+    let (_, slice) = server
+        .get_json(&format!("/api/games/{game_id}/log?start=1&end=3"))
+        .await;
+    assert_eq!(
+        slice["events"],
+        json!([
+            {"type":"move","player":"X","square":"a1"},
+            {"type":"move","player":"O","square":"b1"},
+        ])
+    );
+    let (_, past) = server
+        .get_json(&format!("/api/games/{game_id}/log?start=5&end=99"))
+        .await;
+    assert_eq!(
+        (past["start"].as_u64(), past["end"].as_u64()),
+        (Some(5), Some(7))
+    );
+    for bad in ["start=x", "start=3&end=1", "end=-1"] {
+        let (status, body) = server
+            .get_json(&format!("/api/games/{game_id}/log?{bad}"))
+            .await;
+        assert_eq!(status, 400, "{bad}");
+        assert!(body["error"].is_string());
+    }
+
+    let (status, list) = server.get_json("/api/games").await;
+    assert_eq!(status, 200);
+    assert_eq!(list[0]["id"], game_id.as_str());
+    assert_eq!(list[0]["moves"], 5);
+    assert_eq!(list[0]["players"], json!({"x":"Xena","o":"Otto"}));
+    let (_, mine) = server
+        .get_json(&format!("/api/games?player={}&limit=1", x.player_id))
+        .await;
+    assert_eq!(mine.as_array().unwrap().len(), 1);
+    let (_, none) = server.get_json("/api/games?player=nobody").await;
+    assert_eq!(none, json!([]));
+    for bad in ["limit=0", "limit=101", "limit=ten", "player="] {
+        assert_eq!(
+            server.get(&format!("/api/games?{bad}")).await.0,
+            400,
+            "{bad}"
+        );
+    }
+
+    let (status, missing) = server
+        .get_json("/api/games/ffffffffffffffffffffffffffffffff")
+        .await;
+    assert_eq!(status, 404);
+    assert!(missing["error"].as_str().unwrap().contains("no game"));
+    assert_eq!(server.get("/api/games/nope/log").await.0, 404);
+    assert_eq!(server.get("/api/nothing/here").await.0, 404);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn analysis_health_metrics_and_tables() {
+    let server = Server::start().await;
+    let (status, a) = server.get_json("/api/analyze?position=X.O.X....").await;
+    assert_eq!(status, 200, "{a}");
+    assert_eq!(a["turn"], "O");
+    assert_eq!(
+        a["moves"][0],
+        json!({"cell":"c3","result":"draw","plies":6})
+    );
+    assert_eq!(a["result"], "draw");
+    let (_, over) = server.get_json("/api/analyze?position=XXXOO....").await;
+    assert_eq!(over["outcome"]["winner"], "X");
+    assert_eq!(over["moves"], json!([]));
+    for bad in [
+        "/api/analyze",
+        "/api/analyze?position=XXXXXXXXX",
+        "/api/analyze?position=abc",
+    ] {
+        let (status, body) = server.get_json(bad).await;
+        assert_eq!(status, 400, "{bad}");
+        assert!(body["error"].is_string(), "{bad}");
+    }
+    assert_eq!(
+        server.get_json("/healthz").await,
+        (200, json!({"status":"ok"}))
+    );
+
+    let (_x, _o, table) = pair(&server, json!({})).await;
+    let (status, tables) = server.get_json("/api/tables").await;
+    assert_eq!(status, 200);
+    assert_eq!(tables[0]["id"], table.as_str());
+
+    let (status, metrics) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    for name in [
+        "oxo_connections 2",
+        "oxo_tables 1",
+        "oxo_moves_total 0",
+        "oxo_move_seconds_bucket",
+        "oxo_db_commit_seconds_count",
+        "oxo_refusals_total{code=\"not_your_turn\"}",
+    ] {
+        assert!(metrics.contains(name), "{name} in {metrics}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_web_ui_is_served_with_strict_headers() {
+    let server = Server::start().await;
+    for path in ["/", "/t/0123456789abcdef0123456789abcdef", "/games/abc"] {
+        let (status, head, body) = server.get_full(path).await;
+        assert_eq!(status, 200, "{path}");
+        let head = head.to_ascii_lowercase();
+        assert!(
+            head.contains("content-type: text/html; charset=utf-8"),
+            "{head}"
+        );
+        assert!(
+            head.contains(
+                "content-security-policy: default-src 'self'; connect-src 'self' ws: wss:"
+            ),
+            "{head}"
+        );
+        assert!(head.contains("frame-ancestors 'none'"), "{head}");
+        assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+        assert!(head.contains("referrer-policy: no-referrer"), "{head}");
+        assert!(
+            body.to_ascii_lowercase().contains("<!doctype html"),
+            "{path}"
+        );
+    }
+    let (status, head, _) = server.get_full("/api/tables").await;
+    assert_eq!(status, 200);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-security-policy")
+    );
+    assert_eq!(server.get("/no/such/file.js").await.0, 404);
+    server.stop().await;
+}

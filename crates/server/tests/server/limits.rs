@@ -1,0 +1,247 @@
+//! Limits: frame size, binary frames, floods, malformed input, connections,
+//! tables per player, idle connections, `hello` first.
+
+use std::time::Duration;
+
+use oxo_server::{Config, RateLimit};
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::{Server, config, pair};
+
+#[tokio::test]
+async fn a_frame_over_the_limit_is_refused_and_closes_1009() {
+    let server = Server::start().await;
+    let mut c = server.client("Big").await;
+    let text = format!(
+        r#"{{"type":"chat","table_id":"t","text":"{}"}}"#,
+        "z".repeat(oxo_protocol::limits::MAX_FRAME_BYTES)
+    );
+    c.send_text(&text).await;
+    let e = c.recv().await;
+    assert_eq!(e["code"], "bad_request");
+    let (code, reason) = c.expect_close().await;
+    assert_eq!(code, 1009);
+    assert!(reason.contains("4096"), "{reason}");
+    // Far over the limit: the connection ends too.
+    let mut d = server.client("Huge").await;
+    let _ = futures_util::SinkExt::send(&mut d.ws, Message::text("q".repeat(200_000))).await;
+    match d.recv_any().await {
+        crate::common::Incoming::Close(Some(f)) => assert!(u16::from(f.code) >= 1000),
+        crate::common::Incoming::Ended | crate::common::Incoming::Close(None) => {}
+        crate::common::Incoming::Msg(m) => assert_eq!(m["type"], "error"),
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_binary_frame_closes_1003() {
+    let server = Server::start().await;
+    let mut c = server.client("Bin").await;
+    futures_util::SinkExt::send(&mut c.ws, Message::binary(vec![1, 2, 3]))
+        .await
+        .unwrap();
+    let (code, reason) = c.expect_close().await;
+    assert_eq!(code, 1003);
+    assert!(reason.contains("binary"), "{reason}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_flood_is_rate_limited_then_closed_1008() {
+    let server = Server::with(Config {
+        rate_limit: RateLimit::new(5.0, 5),
+        flood_refusals: 20,
+        ..config()
+    })
+    .await;
+    let mut c = server.client("Flo").await;
+    let mut bystander = server.client("Bea").await;
+    for _ in 0..60 {
+        c.send(json!({"type":"ping"})).await;
+    }
+    let mut pongs = 0;
+    let mut limited = 0;
+    let close = loop {
+        match c.recv_any().await {
+            crate::common::Incoming::Msg(m) if m["type"] == "pong" => pongs += 1,
+            crate::common::Incoming::Msg(m) => {
+                assert_eq!(m["code"], "rate_limited", "{m}");
+                limited += 1;
+            }
+            crate::common::Incoming::Close(f) => break f.expect("a close frame"),
+            crate::common::Incoming::Ended => panic!("closed without a reason"),
+        }
+    };
+    assert!((4..=6).contains(&pongs), "{pongs} pongs");
+    assert!(limited >= 15, "{limited} refusals");
+    assert_eq!(u16::from(close.code), 1008);
+    assert!(close.reason.contains("rate limit"), "{}", close.reason);
+    // Nobody else was affected.
+    bystander.send(json!({"type":"ping","id":1})).await;
+    assert_eq!(bystander.recv().await["type"], "pong");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn malformed_requests_are_refused_without_harm_to_anyone() {
+    let server = Server::start().await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    let mut m = server.client("Mal").await;
+    let cases = [
+        ("{not json", "key must be a string"),
+        ("[1,2,3]", "invalid type"),
+        (r#"{"type":"fly"}"#, "unknown variant `fly`"),
+        (r#"{"no_type":1}"#, "missing field `type`"),
+        (
+            r#"{"type":"move","table_id":7,"cell":"a1"}"#,
+            "invalid type: integer `7`, expected a string",
+        ),
+        (r#"{"type":"move","table_id":"t","cell":"d4"}"#, "d4"),
+        (r#"{"type":"move","table_id":"t","cell":9}"#, "9"),
+        (
+            r#"{"type":"move","table_id":"t","cell":1e300}"#,
+            "invalid type: floating point",
+        ),
+        (r#"{"type":"move","table_id":"t","cell":-1}"#, "-1"),
+        (
+            r#"{"type":"move","id":99999999999999999999999,"table_id":"t","cell":"a1"}"#,
+            "id",
+        ),
+        (
+            r#"{"type":"move","id":-3,"table_id":"t","cell":"a1"}"#,
+            "invalid value: integer `-3`",
+        ),
+        (
+            r#"{"type":"create_table","options":{"move_time_ms":1e99}}"#,
+            "expected u32",
+        ),
+        (
+            r#"{"type":"create_table","options":{"move_time_ms":4294967296}}"#,
+            "u32",
+        ),
+        (r#"{"type":"chat","table_id":"t"}"#, "missing field `text`"),
+        ("", "EOF"),
+    ];
+    for (text, needle) in cases {
+        m.send_text(text).await;
+        let e = m.recv().await;
+        assert_eq!(e["type"], "error", "{text}");
+        assert_eq!(e["code"], "bad_request", "{text}");
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains(needle), "{text}: {message}");
+        // Meanwhile the game next door goes on.
+    }
+    x.play(&table, "a1").await;
+    o.play(&table, "b1").await;
+    m.send(json!({"type":"ping","id":3})).await;
+    assert_eq!(m.recv().await["type"], "pong");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn connections_over_the_maximum_are_told_the_server_is_full() {
+    let server = Server::with(Config {
+        max_connections: 2,
+        ..config()
+    })
+    .await;
+    let a = server.client("A").await;
+    let _b = server.client("B").await;
+    let mut c = server.connect().await;
+    let e = c.recv().await;
+    assert_eq!(e["code"], "server_full");
+    let (code, reason) = c.expect_close().await;
+    assert_eq!((code, reason.as_str()), (1013, "server full"));
+    let (_, metrics) = server.get("/metrics").await;
+    assert!(
+        metrics.contains("oxo_connections_refused_total 1"),
+        "{metrics}"
+    );
+    // A slot frees up when a client leaves.
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.client("D").await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn tables_per_player_are_limited() {
+    let server = Server::with(Config {
+        max_tables_per_player: 2,
+        ..config()
+    })
+    .await;
+    let mut p = server.client("Tab").await;
+    let t1 = p.create(json!({})).await.id;
+    p.create(json!({})).await;
+    p.refused(json!({"type":"create_table"}), "too_many_tables")
+        .await;
+    let mut q = server.client("Q").await;
+    let t3 = q.create(json!({})).await.id;
+    p.refused(
+        json!({"type":"join_table","table_id":t3}),
+        "too_many_tables",
+    )
+    .await;
+    // Leaving one frees a slot.
+    p.ok(json!({"type":"leave_table","table_id":t1})).await;
+    p.ok(json!({"type":"join_table","table_id":t3})).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_connection_is_closed_and_a_live_one_kept() {
+    let server = Server::with(Config {
+        idle_timeout: Duration::from_millis(400),
+        ping_interval: Duration::from_secs(60),
+        ..config()
+    })
+    .await;
+    let mut idle = server.client("Idle").await;
+    let (code, reason) = idle.expect_close().await;
+    assert_eq!((code, reason.as_str()), (1001, "idle timeout"));
+    server.stop().await;
+
+    // With pings more often than the timeout, a client that answers them
+    // (tungstenite does, while it reads) stays.
+    let server = Server::with(Config {
+        idle_timeout: Duration::from_millis(400),
+        ping_interval: Duration::from_millis(100),
+        ..config()
+    })
+    .await;
+    let mut live = server.client("Live").await;
+    assert!(live.quiet_for(Duration::from_millis(1000)).await);
+    live.send(json!({"type":"ping","id":1})).await;
+    assert_eq!(live.recv().await["type"], "pong");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn hello_must_come_first() {
+    let server = Server::start().await;
+    let mut c = server.connect().await;
+    for _ in 0..3 {
+        c.send(json!({"type":"watch_lobby"})).await;
+    }
+    for _ in 0..3 {
+        assert_eq!(c.recv().await["code"], "hello_required");
+    }
+    let (code, reason) = c.expect_close().await;
+    assert_eq!(code, 1008);
+    assert!(reason.contains("hello"), "{reason}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_says_closing_and_closes_1001() {
+    let server = Server::start().await;
+    let mut c = server.client("Sam").await;
+    let stop = tokio::spawn(server.stop());
+    let bye = c.recv().await;
+    assert_eq!(bye["type"], "closing");
+    let (code, _) = c.expect_close().await;
+    assert_eq!(code, 1001);
+    stop.await.unwrap();
+}

@@ -1,0 +1,149 @@
+//! Every refusal code, each with its message.
+
+use serde_json::json;
+
+use crate::common::{Server, config, pair};
+
+#[tokio::test]
+async fn every_refusal_has_a_stable_code_and_a_message() {
+    let server = Server::with(oxo_server::Config {
+        max_tables_per_player: 2,
+        ..config()
+    })
+    .await;
+    // Before hello.
+    let mut c = server.connect().await;
+    c.send(json!({"type":"ping","id":1})).await;
+    let e = c.recv().await;
+    assert_eq!(
+        (e["code"].as_str(), e["id"].as_u64()),
+        (Some("hello_required"), Some(1))
+    );
+    c.send(json!({"type":"hello","version":99})).await;
+    assert_eq!(c.recv().await["code"], "unsupported_version");
+    c.send(json!({"type":"hello","version":1,"token":"not-a-token"}))
+        .await;
+    assert_eq!(c.recv().await["code"], "invalid_token");
+    c.send(json!({"type":"hello","version":1,"name":"\u{7}"}))
+        .await;
+    assert_eq!(c.recv().await["code"], "invalid_name");
+    c.send(json!({"type":"hello","version":1,"name":"x".repeat(25)}))
+        .await;
+    assert_eq!(c.recv().await["code"], "invalid_name");
+    c.hello(json!({"type":"hello","version":1,"name":"Cara"}))
+        .await;
+    c.refused(json!({"type":"hello","version":1}), "already_hello")
+        .await;
+    c.refused(json!({"type":"set_name","name":""}), "invalid_name")
+        .await;
+    let msg = c.refused(json!({"type":"fly"}), "bad_request").await;
+    assert!(msg.contains("unknown variant `fly`"), "{msg}");
+
+    // At a table.
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    assert_eq!(
+        o.refused(
+            json!({"type":"move","table_id":table,"cell":"b2"}),
+            "not_your_turn"
+        )
+        .await,
+        "Not your turn"
+    );
+    x.play(&table, "b2").await;
+    assert_eq!(
+        o.refused(
+            json!({"type":"move","table_id":table,"cell":"b2"}),
+            "cell_taken"
+        )
+        .await,
+        "b2 is already taken"
+    );
+    x.refused(
+        json!({"type":"rematch","table_id":table}),
+        "game_in_progress",
+    )
+    .await;
+    x.refused(
+        json!({"type":"join_table","table_id":table,"seat":"O"}),
+        "already_seated",
+    )
+    .await;
+    c.refused(
+        json!({"type":"move","table_id":table,"cell":"a1"}),
+        "not_seated",
+    )
+    .await;
+    c.refused(json!({"type":"join_table","table_id":table}), "table_full")
+        .await;
+    c.refused(json!({"type":"leave_table","table_id":table}), "not_seated")
+        .await;
+    c.refused(
+        json!({"type":"move","table_id":"0123456789abcdef0123456789abcdef","cell":"a1"}),
+        "no_such_table",
+    )
+    .await;
+    x.ok(json!({"type":"forfeit","table_id":table})).await;
+    x.refused(
+        json!({"type":"move","table_id":table,"cell":"a1"}),
+        "game_over",
+    )
+    .await;
+    x.refused(json!({"type":"forfeit","table_id":table}), "game_over")
+        .await;
+    let long = "y".repeat(300);
+    x.refused(
+        json!({"type":"chat","table_id":table,"text":long}),
+        "chat_too_long",
+    )
+    .await;
+
+    // A table waiting for its second player.
+    let waiting = c.create(json!({})).await.id;
+    c.refused(
+        json!({"type":"move","table_id":waiting,"cell":"a1"}),
+        "not_started",
+    )
+    .await;
+    c.refused(json!({"type":"rematch","table_id":waiting}), "not_started")
+        .await;
+    c.refused(json!({"type":"forfeit","table_id":waiting}), "not_started")
+        .await;
+    c.create(json!({})).await;
+    let msg = c
+        .refused(json!({"type":"create_table"}), "too_many_tables")
+        .await;
+    assert!(msg.contains('2'), "{msg}");
+    c.refused(
+        json!({"type":"create_table","options":{"move_time_ms":5}}),
+        "bad_request",
+    )
+    .await;
+    c.refused(
+        json!({"type":"create_table","options":{"bot":{"level":"easy","think_ms":999_999}}}),
+        "bad_request",
+    )
+    .await;
+    c.refused(
+        json!({"type":"create_table","options":{"bot":{"level":"genius"}}}),
+        "bad_request",
+    )
+    .await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn replies_carry_the_request_id() {
+    let server = Server::start().await;
+    let mut c = server.client("Ida").await;
+    c.send(json!({"type":"ping","id":42})).await;
+    assert_eq!(c.recv().await, json!({"type":"pong","id":42}));
+    c.send(json!({"type":"ping"})).await;
+    assert_eq!(c.recv().await, json!({"type":"pong"}));
+    c.send_text(r#"{"type":"move","id":5,"table_id":7}"#).await;
+    let e = c.recv().await;
+    assert_eq!(
+        (e["code"].as_str(), e["id"].as_u64()),
+        (Some("bad_request"), Some(5))
+    );
+    server.stop().await;
+}
