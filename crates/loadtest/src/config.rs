@@ -1,0 +1,257 @@
+//! What a run is asked to do, and where it may send traffic.
+//!
+//! The target check resolves the host once and keeps the resolved address:
+//! every connection of the run goes to that address, so a name cannot resolve
+//! to loopback for the check and to something else for the traffic.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio_tungstenite::tungstenite::http::Uri;
+
+use crate::Error;
+
+/// Everything a load run is asked to do.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The server's WebSocket URL, e.g. `ws://127.0.0.1:8080/ws`.
+    pub url: String,
+    /// Allow a target outside the loopback range.
+    pub allow_remote: bool,
+    /// Concurrent games (two player connections each).
+    pub games: usize,
+    /// Spectator connections per game, each watching the game's table.
+    pub spectators: usize,
+    /// Connections that only say `hello` and then stay idle.
+    pub idle: usize,
+    /// Mean pause before each move (drawn uniformly from 0.5× to 1.5×); zero
+    /// plays at once.
+    pub think: Duration,
+    /// Offered moves per second over all games, instead of think time: each
+    /// game sends a move at most every `games / rate` seconds.
+    pub rate: Option<f64>,
+    /// Share of turns, in percent, that first send a deliberately illegal
+    /// move (an occupied cell, or a move out of turn on an empty board).
+    pub refusal_percent: f64,
+    /// The measured window, after set-up and warm-up.
+    pub duration: Duration,
+    /// Play before the measured window starts (not counted).
+    pub warmup: Duration,
+    /// The longest set-up may take before the run goes on without the
+    /// connections still missing.
+    pub setup_timeout: Duration,
+    /// How long to wait for games to finish their last request after the
+    /// window; whatever is left is then abandoned.
+    pub drain: Duration,
+    /// The longest a request may wait for its reply before it counts as a
+    /// timeout.
+    pub request_timeout: Duration,
+    /// Connections being opened at once during ramp-up.
+    pub connect_concurrency: usize,
+    /// The server's process id, to report its CPU and memory.
+    pub server_pid: Option<u32>,
+    /// Seed for the players' random moves.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            url: "ws://127.0.0.1:8080/ws".to_owned(),
+            allow_remote: false,
+            games: 100,
+            spectators: 0,
+            idle: 0,
+            think: Duration::ZERO,
+            rate: None,
+            refusal_percent: 2.0,
+            duration: Duration::from_secs(10),
+            warmup: Duration::from_secs(1),
+            setup_timeout: Duration::from_secs(60),
+            drain: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(10),
+            connect_concurrency: 256,
+            server_pid: None,
+            seed: 0x6f78_6f21,
+        }
+    }
+}
+
+impl Config {
+    /// The number of sockets the run opens.
+    #[must_use]
+    pub fn connections(&self) -> usize {
+        self.games * (2 + self.spectators) + self.idle
+    }
+
+    /// The time between two moves of one game under `rate`.
+    #[must_use]
+    pub fn pace(&self) -> Option<Duration> {
+        self.rate
+            .filter(|r| *r > 0.0 && self.games > 0)
+            .map(|r| Duration::from_secs_f64(self.games as f64 / r))
+    }
+
+    /// The longest the whole run can take: set-up, warm-up, the window and
+    /// the drain, plus a second of slack. The run stops by then whatever
+    /// happens.
+    #[must_use]
+    pub fn hard_limit(&self) -> Duration {
+        self.setup_timeout + self.warmup + self.duration + self.drain + Duration::from_secs(1)
+    }
+}
+
+/// A checked target: the URL to ask for and the address to connect to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The WebSocket URL (its host goes in the `Host` header).
+    pub url: String,
+    /// The resolved address every connection goes to.
+    pub addr: SocketAddr,
+}
+
+impl Target {
+    /// The target of a server listening on `addr` (loopback, by construction
+    /// of the caller), at path `/ws`.
+    #[must_use]
+    pub fn local(addr: SocketAddr) -> Target {
+        Target {
+            url: format!("ws://{addr}/ws"),
+            addr,
+        }
+    }
+
+    /// The server's HTTP base, e.g. `http://127.0.0.1:8080`.
+    #[must_use]
+    pub fn http_base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// Parses `url` and resolves its host, refusing anything outside the
+/// loopback range (`127.0.0.0/8`, `::1`, `localhost`) unless `allow_remote`.
+///
+/// # Errors
+///
+/// [`Error::BadUrl`] for a URL that is not `ws://host[:port]/path`,
+/// [`Error::Resolve`] when the host does not resolve, and
+/// [`Error::NotLoopback`] for a non-loopback host without `allow_remote`.
+pub async fn resolve_target(url: &str, allow_remote: bool) -> Result<Target, Error> {
+    let (host, port) = split_url(url)?;
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
+        .await
+        .map_err(|e| Error::Resolve {
+            host: host.clone(),
+            reason: e.to_string(),
+        })?
+        .collect();
+    let Some(&first) = addrs.first() else {
+        return Err(Error::Resolve {
+            host,
+            reason: "no addresses".to_owned(),
+        });
+    };
+    if !allow_remote {
+        if let Some(bad) = addrs.iter().find(|a| !a.ip().is_loopback()) {
+            return Err(Error::NotLoopback {
+                host,
+                addr: bad.ip().to_string(),
+            });
+        }
+    }
+    let addr = addrs
+        .iter()
+        .copied()
+        .find(SocketAddr::is_ipv4)
+        .unwrap_or(first);
+    Ok(Target {
+        url: url.to_owned(),
+        addr,
+    })
+}
+
+/// The host and port of a `ws://` URL (`wss://` is not supported: the tool
+/// measures the server, not TLS).
+fn split_url(url: &str) -> Result<(String, u16), Error> {
+    let bad = |reason: &str| Error::BadUrl {
+        url: url.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let uri: Uri = url.parse().map_err(|_| bad("not a URL"))?;
+    match uri.scheme_str() {
+        Some("ws") => {}
+        Some("wss") => return Err(bad("wss:// is not supported; use ws://")),
+        _ => return Err(bad("the scheme must be ws://")),
+    }
+    let host = uri.host().ok_or_else(|| bad("no host"))?;
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    Ok((host, uri.port_u16().unwrap_or(80)))
+}
+
+/// Parses a duration such as `30s`, `500ms` or `2m` (a bare number is
+/// seconds).
+///
+/// # Errors
+///
+/// A message naming the accepted forms.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if let Ok(secs) = s.parse::<f64>() {
+        if secs.is_finite() && secs >= 0.0 {
+            return Ok(Duration::from_secs_f64(secs));
+        }
+    }
+    humantime::parse_duration(s)
+        .map_err(|e| format!("{e}: expected a duration such as 30s, 500ms or 2m"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn url_parts() {
+        assert_eq!(
+            split_url("ws://127.0.0.1:8080/ws").ok(),
+            Some(("127.0.0.1".to_owned(), 8080))
+        );
+        assert_eq!(
+            split_url("ws://[::1]:9/ws").ok(),
+            Some(("::1".to_owned(), 9))
+        );
+        assert_eq!(
+            split_url("ws://localhost/ws").ok(),
+            Some(("localhost".to_owned(), 80))
+        );
+        assert!(split_url("http://127.0.0.1/ws").is_err());
+        assert!(split_url("wss://127.0.0.1/ws").is_err());
+        assert!(split_url("nonsense").is_err());
+    }
+
+    #[tokio::test]
+    async fn loopback_only() {
+        assert!(resolve_target("ws://127.0.0.1:1/ws", false).await.is_ok());
+        assert!(resolve_target("ws://127.3.4.5:1/ws", false).await.is_ok());
+        assert!(resolve_target("ws://[::1]:1/ws", false).await.is_ok());
+        assert!(resolve_target("ws://localhost:1/ws", false).await.is_ok());
+        let err = resolve_target("ws://192.168.1.10:1/ws", false).await;
+        assert!(matches!(err, Err(Error::NotLoopback { .. })), "{err:?}");
+        let err = resolve_target("ws://10.0.0.1:1/ws", false).await;
+        assert!(matches!(err, Err(Error::NotLoopback { .. })), "{err:?}");
+        // Allowed explicitly (nothing is sent: this only resolves).
+        assert!(resolve_target("ws://10.0.0.1:1/ws", true).await.is_ok());
+    }
+}

@@ -1,0 +1,56 @@
+//! oxo-loadtest: real protocol clients playing real games against an oxo
+//! server, and the crash test.
+//!
+//! [`run`] opens `games` games, each two WebSocket clients speaking the
+//! protocol crate's messages: one creates a private table, the other joins,
+//! and they play random legal moves from the states they receive, plus a
+//! small share of moves the server must refuse (counted apart). A finished
+//! round is followed at once by a rematch at the same table, so the load
+//! stays constant. Connections open at a bounded rate; the measured window
+//! starts after set-up and a warm-up, and the run always ends by
+//! [`Config::hard_limit`]. The [`Report`] has moves/s, games/s, move round
+//! trip percentiles, refusals, errors by kind and, given the server's pid,
+//! its CPU and memory.
+//!
+//! [`crash_test`] plays under load while killing the server with SIGKILL
+//! and restarting it on the same database, then checks that every
+//! acknowledged move is stored, in order and legal.
+//!
+//! Targets are loopback only unless [`Config::allow_remote`] is set: the
+//! host is resolved once, checked, and every connection goes to that
+//! address.
+//!
+//! # Examples
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), oxo_loadtest::Error> {
+//! use std::time::Duration;
+//!
+//! let config = oxo_loadtest::Config {
+//!     url: "ws://127.0.0.1:8080/ws".into(),
+//!     games: 1000,
+//!     duration: Duration::from_secs(30),
+//!     ..oxo_loadtest::Config::default()
+//! };
+//! let report = oxo_loadtest::run(&config, |_progress| {}).await?;
+//! println!("{report}");
+//! # Ok(()) }
+//! ```
+
+mod client;
+mod config;
+mod crash;
+mod error;
+mod game;
+mod http;
+mod procstat;
+mod report;
+mod runner;
+mod stats;
+
+pub use config::{Config, Target, parse_duration, resolve_target};
+pub use crash::{CrashConfig, CrashReport, crash_test};
+pub use error::Error;
+pub use procstat::ProcessStats;
+pub use report::{Latency, Report, Setup};
+pub use runner::{Phase, Progress, raise_open_files_limit, run};

@@ -1,0 +1,379 @@
+//! A load run from start to report: set-up, warm-up, the measured window
+//! and the drain, each bounded in time, so a run always ends by
+//! [`Config::hard_limit`] whatever the server does.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::Error;
+use crate::client::Conn;
+use crate::config::{Config, Target, resolve_target};
+use crate::game::{Ctx, player, run_game};
+use crate::procstat::{self, ProcessStats};
+use crate::report::{Latency, Report, Setup};
+use crate::stats::Stats;
+
+/// Where a run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Phase {
+    /// Opening connections and seating players.
+    Setup,
+    /// Playing, not yet measured.
+    Warmup,
+    /// The measured window.
+    Measure,
+    /// Finishing the last requests and closing.
+    Drain,
+}
+
+impl Phase {
+    /// The phase's name, for people.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Phase::Setup => "setup",
+            Phase::Warmup => "warm-up",
+            Phase::Measure => "measuring",
+            Phase::Drain => "drain",
+        }
+    }
+}
+
+/// A look at a run in progress, a few times a second (for a progress bar).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Progress {
+    /// The phase.
+    pub phase: Phase,
+    /// Time spent in this phase.
+    pub elapsed: Duration,
+    /// The phase's length (set-up: its time limit).
+    pub length: Duration,
+    /// Games seated and playing, of `games`.
+    pub games_ready: u64,
+    /// Games asked for.
+    pub games: u64,
+    /// Idle connections ready, of `idle`.
+    pub idle_ready: u64,
+    /// Idle connections asked for.
+    pub idle: u64,
+    /// Connections open.
+    pub open: u64,
+    /// Moves accepted since the start.
+    pub moves: u64,
+    /// Moves per second over the last tick.
+    pub moves_per_sec: f64,
+    /// Errors since the start.
+    pub errors: u64,
+}
+
+/// How often progress is reported.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Raises the soft open-files limit to the hard limit and returns it.
+///
+/// # Errors
+///
+/// If the limit cannot be read or set.
+pub fn raise_open_files_limit() -> std::io::Result<u64> {
+    rlimit::increase_nofile_limit(u64::MAX)
+}
+
+/// Runs the load described by `config` and reports what it measured,
+/// calling `progress` a few times a second.
+///
+/// # Errors
+///
+/// A bad or non-loopback URL (without `allow_remote`), a server that cannot
+/// be reached at all, or arguments that make no sense. Trouble during the
+/// run is counted in the report instead.
+pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result<Report, Error> {
+    if config.games == 0 && config.idle == 0 {
+        return Err(Error::Config(
+            "nothing to do: give --games or --idle".into(),
+        ));
+    }
+    if !(0.0..=100.0).contains(&config.refusal_percent) {
+        return Err(Error::Config("--refusals is a percentage, 0 to 100".into()));
+    }
+    if config.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        return Err(Error::Config(
+            "--rate must be a positive number of moves per second".into(),
+        ));
+    }
+    if config.rate.is_some() && !config.think.is_zero() {
+        return Err(Error::Config("give --rate or --think-ms, not both".into()));
+    }
+    if config.duration.is_zero() {
+        return Err(Error::Config("--duration must be positive".into()));
+    }
+    let target = resolve_target(&config.url, config.allow_remote).await?;
+    let mut warnings = Vec::new();
+    let needed = config.connections() as u64 + 64;
+    let open_files_limit = match raise_open_files_limit() {
+        Ok(n) => n,
+        Err(e) => {
+            warnings.push(format!("cannot raise the open-files limit: {e}"));
+            0
+        }
+    };
+    if open_files_limit != 0 && open_files_limit < needed {
+        warnings.push(format!(
+            "the open-files limit is {open_files_limit} but the run needs about {needed} sockets; \
+             raise the hard limit (ulimit -Hn) or expect connect errors"
+        ));
+    }
+    probe(&target, config.request_timeout).await?;
+
+    let stats = Arc::new(Stats::new());
+    let (_target_tx, target_rx) = watch::channel(Some(target.clone()));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let ctx = Arc::new(Ctx {
+        stats: Arc::clone(&stats),
+        target: target_rx,
+        stop: stop_rx,
+        think: config.think,
+        pace: config.pace(),
+        refusal_permille: (config.refusal_percent * 10.0).round() as u32,
+        timeout: config.request_timeout,
+        spectators: config.spectators,
+        setup: Arc::new(Semaphore::new(config.connect_concurrency.max(1))),
+        seed: config.seed,
+        ledger: None,
+    });
+
+    let mut tasks = JoinSet::new();
+    let started = Instant::now();
+    for i in 0..config.games {
+        tasks.spawn(run_game(Arc::clone(&ctx), i));
+    }
+    for i in 0..config.idle {
+        tasks.spawn(idle(Arc::clone(&ctx), i));
+    }
+    let mut ticker = Ticker::new(&stats, config);
+
+    // Set-up: until every game and idle connection is ready, or time is up.
+    let setup_deadline = started + config.setup_timeout;
+    let mut next_tick = started + TICK;
+    loop {
+        let ready = stats.games_ready.load(Relaxed) as usize >= config.games
+            && stats.idle_ready.load(Relaxed) as usize >= config.idle;
+        let now = Instant::now();
+        if ready || now >= setup_deadline {
+            break;
+        }
+        if now >= next_tick {
+            next_tick = now + TICK;
+            progress(&ticker.tick(Phase::Setup, started, config.setup_timeout));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let setup = Setup {
+        seconds: started.elapsed().as_secs_f64(),
+        games_ready: stats.games_ready.load(Relaxed),
+        idle_ready: stats.idle_ready.load(Relaxed),
+        connections_open: 0,
+    };
+    if setup.games_ready < config.games as u64 || setup.idle_ready < config.idle as u64 {
+        warnings.push(format!(
+            "set-up did not finish in {:?}: {} of {} games and {} of {} idle connections ready",
+            config.setup_timeout, setup.games_ready, config.games, setup.idle_ready, config.idle
+        ));
+    }
+
+    sleep_with_progress(Phase::Warmup, config.warmup, &mut ticker, &mut progress).await;
+
+    // The window.
+    let server_pid = config.server_pid.map(|p| p.to_string());
+    let server_start = server_pid.as_deref().map(procstat::sample);
+    let client_start = procstat::sample("self").ok();
+    let window_start = Instant::now();
+    stats.set_measuring(true);
+    sleep_with_progress(Phase::Measure, config.duration, &mut ticker, &mut progress).await;
+    stats.set_measuring(false);
+    let window = window_start.elapsed().as_secs_f64();
+    let server_end = server_pid.as_deref().map(procstat::sample);
+    let client_end = procstat::sample("self").ok();
+    let connections_open = stats.open.load(Relaxed);
+
+    // Drain: no new requests; wait for the last replies, then abandon.
+    let _ = stop_tx.send(true);
+    let drain_start = Instant::now();
+    let drain_deadline = drain_start + config.drain;
+    while !tasks.is_empty() {
+        tokio::select! {
+            _ = tasks.join_next() => {}
+            () = tokio::time::sleep_until(drain_deadline) => {
+                warnings.push(format!("{} tasks still busy after the {:?} drain; abandoned", tasks.len(), config.drain));
+                tasks.abort_all();
+                break;
+            }
+            () = tokio::time::sleep(TICK) => progress(&ticker.tick(Phase::Drain, drain_start, config.drain)),
+        }
+    }
+
+    let server = match (server_start, server_end) {
+        (Some(Ok(a)), Some(Ok(b))) => Some(ProcessStats::between(config.server_pid, a, b, window)),
+        (Some(Err(e)), _) | (_, Some(Err(e))) => {
+            warnings.push(format!("cannot read the server's /proc entry: {e}"));
+            None
+        }
+        _ => None,
+    };
+    let client = match (client_start, client_end) {
+        (Some(a), Some(b)) => Some(ProcessStats::between(None, a, b, window)),
+        _ => None,
+    };
+    let moves = stats.moves.load(Relaxed);
+    let games_finished = stats.rounds.load(Relaxed);
+    Ok(Report {
+        url: target.url.clone(),
+        games: config.games,
+        spectators_per_game: config.spectators,
+        idle: config.idle,
+        think_ms: u64::try_from(config.think.as_millis()).unwrap_or(u64::MAX),
+        offered_rate: config.rate,
+        refusal_percent: config.refusal_percent,
+        setup: Setup {
+            connections_open,
+            ..setup
+        },
+        warmup_seconds: config.warmup.as_secs_f64(),
+        window_seconds: window,
+        moves,
+        moves_per_sec: moves as f64 / window,
+        games_finished,
+        games_per_sec: games_finished as f64 / window,
+        latency_us: Latency::of(&stats.latency()),
+        refusals: stats.refusals.load(Relaxed),
+        spectator_events: stats.spectator_events.load(Relaxed),
+        errors: stats.errors_total.load(Relaxed),
+        errors_by_kind: stats.errors(),
+        first_errors: stats.first_errors(),
+        server,
+        client,
+        open_files_limit,
+        warnings,
+    })
+}
+
+/// One connection and `hello`, to fail fast with a clear message when
+/// there is no server.
+async fn probe(target: &Target, timeout: Duration) -> Result<(), Error> {
+    let unreachable = |reason: String| Error::Unreachable {
+        url: target.url.clone(),
+        reason,
+    };
+    let mut conn = Conn::connect(target, timeout)
+        .await
+        .map_err(|e| unreachable(e.to_string()))?;
+    let hello = conn.hello(None, Some("loadprobe".into()), timeout).await;
+    conn.close().await;
+    hello.map(|_| ()).map_err(|e| unreachable(e.to_string()))
+}
+
+/// An idle player: `hello`, then nothing until the run stops (answering
+/// WebSocket pings as it reads).
+async fn idle(ctx: Arc<Ctx>, index: usize) {
+    let conn = {
+        let Ok(_permit) = ctx.setup.acquire().await else {
+            return;
+        };
+        match player(&ctx, format!("idle{index}")).await {
+            Ok((conn, _, _)) => conn,
+            Err(e) => {
+                ctx.stats
+                    .error(&format!("idle:{}", e.kind()), || e.to_string());
+                return;
+            }
+        }
+    };
+    ctx.stats.idle_ready.fetch_add(1, Relaxed);
+    let mut conn = conn;
+    let mut stop = ctx.stop.clone();
+    loop {
+        tokio::select! {
+            msg = conn.recv() => if let Err(e) = msg {
+                ctx.stats.open.fetch_sub(1, Relaxed);
+                if !*ctx.stop.borrow() {
+                    ctx.stats.error(&format!("idle:{}", e.kind()), || e.to_string());
+                }
+                return;
+            },
+            _ = stop.changed() => break,
+        }
+    }
+    ctx.stats.open.fetch_sub(1, Relaxed);
+    conn.close().await;
+}
+
+/// Builds [`Progress`] values, with the recent move rate.
+struct Ticker<'a> {
+    stats: &'a Stats,
+    games: u64,
+    idle: u64,
+    last: Instant,
+    last_moves: u64,
+}
+
+impl<'a> Ticker<'a> {
+    fn new(stats: &'a Stats, config: &Config) -> Ticker<'a> {
+        Ticker {
+            stats,
+            games: config.games as u64,
+            idle: config.idle as u64,
+            last: Instant::now(),
+            last_moves: 0,
+        }
+    }
+
+    fn tick(&mut self, phase: Phase, since: Instant, length: Duration) -> Progress {
+        let now = Instant::now();
+        let moves = self.stats.moves_total.load(Relaxed);
+        let dt = now.duration_since(self.last).as_secs_f64();
+        let rate = if dt > 0.0 {
+            (moves - self.last_moves) as f64 / dt
+        } else {
+            0.0
+        };
+        self.last = now;
+        self.last_moves = moves;
+        Progress {
+            phase,
+            elapsed: now.duration_since(since),
+            length,
+            games_ready: self.stats.games_ready.load(Relaxed),
+            games: self.games,
+            idle_ready: self.stats.idle_ready.load(Relaxed),
+            idle: self.idle,
+            open: self.stats.open.load(Relaxed),
+            moves,
+            moves_per_sec: rate,
+            errors: self.stats.errors_total.load(Relaxed),
+        }
+    }
+}
+
+async fn sleep_with_progress(
+    phase: Phase,
+    length: Duration,
+    ticker: &mut Ticker<'_>,
+    progress: &mut impl FnMut(&Progress),
+) {
+    let start = Instant::now();
+    let end = start + length;
+    loop {
+        let now = Instant::now();
+        if now >= end {
+            return;
+        }
+        tokio::time::sleep((end - now).min(TICK)).await;
+        progress(&ticker.tick(phase, start, length));
+    }
+}
