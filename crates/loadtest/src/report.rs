@@ -141,26 +141,26 @@ fn ms(us: u64) -> String {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "oxo loadtest → {}", self.url)?;
-        let pacing = match self.offered_rate {
-            Some(rate) => format!("paced to {rate:.0} moves/s"),
-            None => format!("think {} ms", self.think_ms),
-        };
-        writeln!(
-            f,
-            "  load       {} games × 2 players{}{}, {pacing}, {:.1}% refused on purpose",
-            self.games,
-            if self.spectators_per_game > 0 {
+        let mut load = Vec::new();
+        if self.games > 0 {
+            let pacing = match self.offered_rate {
+                Some(rate) => format!("paced to {rate:.0} moves/s"),
+                None => format!("think {} ms", self.think_ms),
+            };
+            let spectators = if self.spectators_per_game > 0 {
                 format!(" + {} spectators", self.spectators_per_game)
             } else {
                 String::new()
-            },
-            if self.idle > 0 {
-                format!(", {} idle", self.idle)
-            } else {
-                String::new()
-            },
-            self.refusal_percent
-        )?;
+            };
+            load.push(format!(
+                "{} games × 2 players{spectators}, {pacing}, {:.1}% refused on purpose",
+                self.games, self.refusal_percent
+            ));
+        }
+        if self.idle > 0 {
+            load.push(format!("{} idle connections", self.idle));
+        }
+        writeln!(f, "  load       {}", load.join("; "))?;
         writeln!(
             f,
             "  setup      {:.2} s: {} games, {} idle ready; {} connections open",
@@ -174,28 +174,30 @@ impl fmt::Display for Report {
             "  window     {:.1} s (after {:.1} s warm-up)",
             self.window_seconds, self.warmup_seconds
         )?;
-        writeln!(
-            f,
-            "  moves      {} ({:.0}/s)",
-            self.moves, self.moves_per_sec
-        )?;
-        writeln!(
-            f,
-            "  games      {} finished ({:.0}/s)",
-            self.games_finished, self.games_per_sec
-        )?;
-        let l = &self.latency_us;
-        writeln!(
-            f,
-            "  latency    p50 {}  p90 {}  p99 {}  p99.9 {}  max {}  ({} moves timed)",
-            ms(l.p50),
-            ms(l.p90),
-            ms(l.p99),
-            ms(l.p999),
-            ms(l.max),
-            l.samples
-        )?;
-        writeln!(f, "  refusals   {} (intended)", self.refusals)?;
+        if self.games > 0 {
+            let l = &self.latency_us;
+            writeln!(
+                f,
+                "  moves      {} ({:.0}/s)",
+                self.moves, self.moves_per_sec
+            )?;
+            writeln!(
+                f,
+                "  games      {} finished ({:.0}/s)",
+                self.games_finished, self.games_per_sec
+            )?;
+            writeln!(
+                f,
+                "  latency    p50 {}  p90 {}  p99 {}  p99.9 {}  max {}  ({} moves timed)",
+                ms(l.p50),
+                ms(l.p90),
+                ms(l.p99),
+                ms(l.p999),
+                ms(l.max),
+                l.samples
+            )?;
+            writeln!(f, "  refusals   {} (intended)", self.refusals)?;
+        }
         if self.spectators_per_game > 0 {
             writeln!(f, "  spectated  {} table events", self.spectator_events)?;
         }

@@ -1,0 +1,134 @@
+//! `oxo loadtest` against a real `oxo serve` (port 0, a temporary database).
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const OXO: &str = env!("CARGO_BIN_EXE_oxo");
+
+/// Server flags for load runs: no per-connection rate limit to throttle the
+/// load tool.
+const SERVE_FLAGS: &[&str] = &["--rate-limit", "0"];
+
+/// A running `oxo serve`, killed on drop, with its database removed.
+struct Server {
+    child: Child,
+    addr: String,
+    dir: PathBuf,
+}
+
+impl Server {
+    fn start(name: &str) -> Server {
+        let dir = std::env::temp_dir().join(format!("oxo-loadtest-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create a temporary directory");
+        let mut child = Command::new(OXO)
+            .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+            .arg(dir.join("oxo.db"))
+            .args(SERVE_FLAGS)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn oxo serve");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let started = Instant::now();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("oxo serve prints its listening line")
+                .expect("readable stdout");
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                break rest
+                    .split(['/', ' '])
+                    .next()
+                    .expect("an address")
+                    .to_owned();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "no listening line"
+            );
+        };
+        // Keep draining stdout so the server never blocks on it.
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, addr, dir }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn plays_real_games_and_reports_json() {
+    let server = Server::start("games");
+    let out = Command::new(OXO)
+        .args([
+            "loadtest",
+            "--games",
+            "20",
+            "--duration",
+            "3s",
+            "--warmup",
+            "500ms",
+            "--json",
+        ])
+        .args(["--url", &format!("ws://{}/ws", server.addr)])
+        .args(["--server-pid", &server.child.id().to_string()])
+        .args(["--refusals", "5"])
+        .output()
+        .expect("run oxo loadtest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = oxo_loadtest::Report::from_json(stdout.trim())
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}): {stdout}\n{stderr}"));
+    assert!(out.status.success(), "{report:#?}\n{stderr}");
+    assert_eq!(report.errors, 0, "{:#?}", report.errors_by_kind);
+    assert_eq!(report.setup.games_ready, 20);
+    assert!(report.moves > 0, "{report:#?}");
+    assert!(report.games_finished > 0, "{report:#?}");
+    assert!(report.refusals > 0, "{report:#?}");
+    assert!(report.latency_us.p99 > 0 && report.latency_us.p50 <= report.latency_us.p99);
+    let server_stats = report.server.expect("--server-pid reports the server");
+    assert!(server_stats.peak_rss_mib > 0.0);
+}
+
+#[test]
+fn refuses_non_loopback_targets() {
+    let out = Command::new(OXO)
+        .args([
+            "loadtest",
+            "--url",
+            "ws://192.0.2.7:8080/ws",
+            "--duration",
+            "1s",
+        ])
+        .output()
+        .expect("run oxo loadtest");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not a loopback address") && stderr.contains("--allow-remote"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn says_when_there_is_no_server() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let out = Command::new(OXO)
+        .args(["loadtest", "--url", &format!("ws://127.0.0.1:{port}/ws")])
+        .output()
+        .expect("run oxo loadtest");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot reach the server"), "{stderr}");
+}
