@@ -4,7 +4,9 @@
 //! This walks every move order without memoisation (549,946 nodes from the
 //! empty board). It counts the children of a node in bulk: moves that win at
 //! once are leaves found with one table lookup, and the last free square of a
-//! board is a leaf as well, so only inner nodes are visited.
+//! board is a leaf as well, so only inner nodes are visited. The last three
+//! plies, most of the tree, are counted with loops rather than recursive
+//! calls.
 
 use crate::{Bitboard, ByPlayer, Player, Position};
 
@@ -73,8 +75,42 @@ pub fn enumerate(position: &Position) -> TreeStats {
 }
 
 /// Visits an unfinished node at `depth` where `mover` has `mine` and the
-/// other side `theirs`, counting its children.
+/// other side `theirs`, counting its subtree.
 fn walk(mine: Bitboard, theirs: Bitboard, mover: Player, depth: usize, s: &mut TreeStats) {
+    let free = (!(mine | theirs)).count();
+    for sq in count_children(mine, theirs, mover, depth, s) {
+        if free > 4 {
+            walk(theirs, mine.with(sq), !mover, depth + 1, s);
+        } else {
+            finish(theirs, mine.with(sq), !mover, depth + 1, s);
+        }
+    }
+}
+
+/// Counts the subtree of an unfinished node with at most three free squares
+/// with nested loops: a call per node would cost more than its counting.
+#[inline]
+fn finish(mine: Bitboard, theirs: Bitboard, mover: Player, depth: usize, s: &mut TreeStats) {
+    for sq in count_children(mine, theirs, mover, depth, s) {
+        let (mine, theirs) = (theirs, mine.with(sq));
+        for sq in count_children(mine, theirs, !mover, depth + 1, s) {
+            // One free square left: its child is a leaf.
+            count_children(theirs, mine.with(sq), mover, depth + 2, s).discard();
+        }
+    }
+}
+
+/// Counts the children of an unfinished node at `depth` where `mover` has
+/// `mine` and the other side `theirs`, and returns the moves that lead to
+/// unfinished children.
+#[inline]
+fn count_children(
+    mine: Bitboard,
+    theirs: Bitboard,
+    mover: Player,
+    depth: usize,
+    s: &mut TreeStats,
+) -> Bitboard {
     let empty = !(mine | theirs);
     let wins = mine.winning_moves(empty);
     let child = depth + 1;
@@ -83,11 +119,9 @@ fn walk(mine: Bitboard, theirs: Bitboard, mover: Player, depth: usize, s: &mut T
     let rest = empty & !wins;
     if empty.count() == 1 {
         s.draws[child] += u64::from(rest.count());
-        return;
+        return Bitboard::EMPTY;
     }
-    for sq in rest {
-        walk(theirs, mine.with(sq), !mover, child, s);
-    }
+    rest
 }
 
 /// Counts only the nodes of the tree below `position` (the start included),
@@ -103,11 +137,14 @@ pub fn count_nodes(position: &Position) -> u64 {
 
 fn count_rec(mine: Bitboard, theirs: Bitboard) -> u64 {
     let empty = !(mine | theirs);
-    let mut n = u64::from(empty.count());
-    if empty.count() > 1 {
-        for sq in empty & !mine.winning_moves(empty) {
-            n += count_rec(theirs, mine.with(sq));
-        }
+    let rest = empty & !mine.winning_moves(empty);
+    match empty.count() {
+        // The last free square is a leaf.
+        1 => 1,
+        // Each move that does not win leaves one square, a leaf below it.
+        2 => 2 + u64::from(rest.count()),
+        n => rest.into_iter().fold(u64::from(n), |acc, sq| {
+            acc + count_rec(theirs, mine.with(sq))
+        }),
     }
-    n
 }

@@ -45,10 +45,8 @@ impl Rng {
 
     /// A uniformly chosen square of `set`, or `None` if it is empty.
     pub fn pick(&mut self, set: Bitboard) -> Option<Square> {
-        let mut bits = set.0 & Bitboard::FULL.0;
-        for _ in 0..self.below(bits.count_ones()) {
-            bits &= bits - 1;
-        }
-        Bitboard(bits).first()
+        let set = set & Bitboard::FULL;
+        let n = self.below(set.count());
+        set.nth(n)
     }
 }
