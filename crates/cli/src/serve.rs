@@ -141,7 +141,35 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
+/// Raises the soft open-files limit to the hard limit: every connection is
+/// a file descriptor, and the usual soft limit (1024) is far below
+/// `--max-connections`. A hard limit below what `--max-connections` needs is
+/// raised too when the process may (root); otherwise it stays.
+fn raise_open_files_limit(max_connections: usize) {
+    // Sockets, plus the database, its WAL and the listener.
+    let needed = max_connections as u64 + 64;
+    if let Ok((_, hard)) = rlimit::getrlimit(rlimit::Resource::NOFILE) {
+        if hard < needed {
+            let _ = rlimit::setrlimit(rlimit::Resource::NOFILE, needed, needed);
+        }
+    }
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => {
+            if limit < needed {
+                tracing::warn!(
+                    limit,
+                    needed,
+                    "the open-files limit is below --max-connections; raise the hard limit \
+                     (ulimit -Hn) or expect refused connections"
+                );
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open-files limit"),
+    }
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    raise_open_files_limit(args.max_connections);
     let config = config(&args);
     let state = AppState::new(config)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;

@@ -68,6 +68,11 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// How often the server pings each connection.
     pub ping_interval: Duration,
+    /// How long a new TCP connection (and a kept-alive HTTP connection
+    /// between requests) may take to send a complete request head; slower
+    /// ones, such as slowloris clients that never finish, are closed. Once a
+    /// connection is a WebSocket, [`Config::idle_timeout`] applies instead.
+    pub handshake_timeout: Duration,
     /// The largest text frame accepted; bigger ones close the connection
     /// (code 1009).
     pub max_frame_bytes: usize,
@@ -96,6 +101,7 @@ impl Default for Config {
             max_tables_per_player: 10,
             idle_timeout: Duration::from_secs(60),
             ping_interval: Duration::from_secs(20),
+            handshake_timeout: Duration::from_secs(10),
             max_frame_bytes: limits::MAX_FRAME_BYTES,
             send_queue: 256,
             shutdown_timeout: Duration::from_secs(5),

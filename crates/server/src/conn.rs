@@ -21,14 +21,34 @@ use crate::accounts::Account;
 pub(crate) mod close {
     /// Server shutting down, or idle timeout.
     pub(crate) const GOING_AWAY: u16 = 1001;
+    /// A frame that breaks the WebSocket protocol.
+    pub(crate) const PROTOCOL: u16 = 1002;
     /// A binary frame.
     pub(crate) const UNSUPPORTED: u16 = 1003;
+    /// A text frame that is not UTF-8.
+    pub(crate) const INVALID_DATA: u16 = 1007;
     /// Flooding, no `hello`, or too slow to read.
     pub(crate) const POLICY: u16 = 1008;
     /// A frame over the size limit.
     pub(crate) const TOO_BIG: u16 = 1009;
     /// The server is full.
     pub(crate) const TRY_AGAIN: u16 = 1013;
+
+    /// The close code for a frame the WebSocket layer refused to read:
+    /// 1007 for a text frame that is not UTF-8, 1009 for one over the
+    /// transport's limit, 1002 for anything else. axum hides tungstenite's
+    /// error type, so this goes by its message (the hostile-client tests
+    /// pin the codes down).
+    pub(crate) fn for_read_error(e: &axum::Error) -> u16 {
+        let text = e.to_string();
+        if text.contains("UTF-8") {
+            INVALID_DATA
+        } else if text.contains("Message too long") || text.contains("Space limit exceeded") {
+            TOO_BIG
+        } else {
+            PROTOCOL
+        }
+    }
 }
 
 /// Serializes a message once, for any number of recipients.
@@ -51,19 +71,27 @@ pub(crate) struct Outbox {
     pub(crate) id: u64,
     tx: mpsc::Sender<Utf8Bytes>,
     /// Cancelled when the connection must end; the writer then sends the
-    /// close frame in `close_frame`.
+    /// close frame in `close_frame`. A child of the server's shutdown token,
+    /// so it also fires on shutdown: each connection's tasks wait on their
+    /// own token, whose lock nobody else takes, instead of every task of
+    /// the server polling (and locking) the one shutdown token.
     closing: CancellationToken,
     close_frame: Mutex<Option<(u16, Cow<'static, str>)>>,
 }
 
 impl Outbox {
-    /// A new outbox and the receiver its writer task drains.
-    pub(crate) fn new(id: u64, capacity: usize) -> (Arc<Outbox>, mpsc::Receiver<Utf8Bytes>) {
+    /// A new outbox and the receiver its writer task drains; `shutdown` is
+    /// the server's shutdown token (it closes the connection too).
+    pub(crate) fn new(
+        id: u64,
+        capacity: usize,
+        shutdown: &CancellationToken,
+    ) -> (Arc<Outbox>, mpsc::Receiver<Utf8Bytes>) {
         let (tx, rx) = mpsc::channel(capacity);
         let outbox = Outbox {
             id,
             tx,
-            closing: CancellationToken::new(),
+            closing: shutdown.child_token(),
             close_frame: Mutex::new(None),
         };
         (Arc::new(outbox), rx)
@@ -105,7 +133,7 @@ impl Outbox {
             .clone()
     }
 
-    /// Resolves when the connection must end.
+    /// Resolves when the connection must end, or the server shuts down.
     pub(crate) fn closing(&self) -> &CancellationToken {
         &self.closing
     }

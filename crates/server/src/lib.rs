@@ -35,6 +35,7 @@
 //! # }
 //! ```
 
+mod accept;
 mod accounts;
 mod assets;
 mod config;
@@ -50,6 +51,7 @@ mod store;
 mod table;
 
 use std::future::Future;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::routing::{any, get};
@@ -88,29 +90,37 @@ pub fn app(state: AppState) -> Router {
 /// a close frame (1001), stops the tables and closes the database after
 /// committing what is queued (see [`AppState::shutdown`]).
 ///
+/// A connection that does not send a complete request head within
+/// [`Config::handshake_timeout`] is closed (slowloris); accept errors such
+/// as running out of file descriptors are logged and retried after a pause.
+///
 /// # Errors
 ///
-/// An I/O error from the listener.
+/// None at present: the loop outlives every I/O error. The `Result` leaves
+/// room for start-up failures.
 pub async fn run(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     let token = state.shared.shutdown.clone();
-    let signal = async move {
+    let signal = token.clone();
+    tokio::spawn(async move {
         tokio::select! {
-            () = shutdown => {}
-            () = token.cancelled() => {}
+            () = shutdown => signal.cancel(),
+            () = signal.cancelled() => {}
         }
-        token.cancel();
-    };
-    // Small frames both ways: Nagle's algorithm would only add latency.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
     });
-    let served = axum::serve(listener, app(state.clone()))
-        .with_graceful_shutdown(signal)
-        .await;
+    let config = state.config();
+    accept::serve(
+        listener,
+        app(state.clone()),
+        config.handshake_timeout,
+        config.shutdown_timeout,
+        token,
+        Arc::clone(&state.shared.metrics),
+    )
+    .await;
     state.shutdown().await;
-    served.map_err(ServerError::Io)
+    Ok(())
 }

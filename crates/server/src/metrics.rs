@@ -16,6 +16,12 @@ const BUCKETS: [f64; 14] = [
     5.0,
 ];
 
+/// The close codes counted in `oxo_closes_total`: every code a session
+/// closes a WebSocket with (see `conn::close`). Not counted: 1000 (a normal
+/// close, after the client's), 1001 at shutdown, and 1013 for a full
+/// server (`oxo_connections_refused_total`).
+const CLOSE_CODES: [u16; 6] = [1001, 1002, 1003, 1007, 1008, 1009];
+
 /// A latency histogram with fixed buckets.
 #[derive(Debug, Default)]
 pub(crate) struct Histogram {
@@ -74,6 +80,10 @@ pub(crate) struct Metrics {
     pub(crate) lobby_watchers: AtomicU64,
     /// Refusals, indexed like [`ErrorCode::ALL`].
     refusals: [AtomicU64; ErrorCode::ALL.len()],
+    /// WebSockets the server closed, indexed like [`CLOSE_CODES`].
+    closes: [AtomicU64; CLOSE_CODES.len()],
+    /// HTTP connections closed for not sending a request head in time.
+    pub(crate) header_timeouts: AtomicU64,
     /// Time from reading a `move` to queueing its `ok`.
     pub(crate) move_latency: Histogram,
     /// Time of one group commit (BEGIN to COMMIT, fsync included).
@@ -89,6 +99,13 @@ impl Metrics {
     pub(crate) fn refused(&self, code: ErrorCode) {
         if let Some(i) = ErrorCode::ALL.iter().position(|&c| c == code) {
             self.refusals[i].fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Counts one WebSocket closed by the server with `code`.
+    pub(crate) fn closed(&self, code: u16) {
+        if let Some(i) = CLOSE_CODES.iter().position(|&c| c == code) {
+            self.closes[i].fetch_add(1, Relaxed);
         }
     }
 
@@ -152,6 +169,23 @@ impl Metrics {
                 n.load(Relaxed)
             );
         }
+        let _ = writeln!(
+            out,
+            "# HELP oxo_closes_total WebSocket connections the server closed, by close code.\n# TYPE oxo_closes_total counter"
+        );
+        for (code, n) in CLOSE_CODES.iter().zip(&self.closes) {
+            let _ = writeln!(
+                out,
+                "oxo_closes_total{{code=\"{code}\"}} {}",
+                n.load(Relaxed)
+            );
+        }
+        counter(
+            &mut out,
+            "oxo_http_header_timeouts_total",
+            "HTTP connections closed for not sending a complete request head in time (slowloris).",
+            &self.header_timeouts,
+        );
         self.move_latency.render(
             &mut out,
             "oxo_move_seconds",
@@ -188,6 +222,7 @@ mod tests {
         m.move_latency.observe(Duration::from_micros(70));
         m.move_latency.observe(Duration::from_millis(3));
         m.refused(ErrorCode::CellTaken);
+        m.closed(1007);
         let text = m.render();
         assert!(
             text.contains("oxo_move_seconds_bucket{le=\"0.0001\"} 1"),
@@ -202,5 +237,7 @@ mod tests {
             text.contains("oxo_refusals_total{code=\"cell_taken\"} 1"),
             "{text}"
         );
+        assert!(text.contains("oxo_closes_total{code=\"1007\"} 1"), "{text}");
+        assert!(text.contains("oxo_closes_total{code=\"1009\"} 0"), "{text}");
     }
 }

@@ -44,6 +44,10 @@ use crate::table::{self, TableCmd, TableHandle, TableReq};
 const HELLO_STRIKES: u32 = 3;
 /// The most tables one connection may be attached to (seated or watching).
 const MAX_ATTACHED: usize = 64;
+/// Per-connection WebSocket buffers (see [`upgrade`]).
+const READ_BUFFER: usize = 1024;
+const WRITE_BUFFER: usize = 16 * 1024;
+const MAX_WRITE_BUFFER: usize = 512 * 1024;
 
 /// Holds one of the server's connection slots; frees it when dropped.
 #[derive(Debug)]
@@ -89,9 +93,17 @@ pub(crate) async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade)
         .max_frame_bytes
         .saturating_mul(4)
         .max(16 * 1024);
+    // Buffers sized for many small frames on many mostly idle connections:
+    // requests are a few hundred bytes, so a 1 KiB read buffer (allocated
+    // up front for every connection) is one read per frame; the write
+    // buffer is only grown as frames are queued, and gathers a burst into
+    // one send of up to 16 KiB. The cap bounds what one slow client can
+    // pin beyond its outbox (the connection fails rather than grows).
     ws.max_message_size(hard_limit)
         .max_frame_size(hard_limit)
-        .read_buffer_size(4096)
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_BUFFER)
+        .max_write_buffer_size(MAX_WRITE_BUFFER)
         .on_upgrade(move |socket| {
             let tasks = shared.tasks.clone();
             tasks.track_future(serve(shared, socket, slot))
@@ -111,7 +123,7 @@ fn refuse_upgrade(message: &str) -> Response {
 async fn serve(shared: Arc<Shared>, socket: WebSocket, _slot: Slot) {
     shared.metrics.connections_total.fetch_add(1, Relaxed);
     let id = shared.next_conn.fetch_add(1, Relaxed);
-    let (outbox, rx) = Outbox::new(id, shared.config.send_queue);
+    let (outbox, rx) = Outbox::new(id, shared.config.send_queue, &shared.shutdown);
     let (sink, stream) = socket.split();
     let writer = tokio::spawn(write_loop(
         sink,
@@ -136,27 +148,14 @@ async fn write_loop(
     let every = shared.config.ping_interval;
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Made once, not per frame: a fresh `cancelled()` future registers
+    // with the token's waiter list every time it is polled first.
+    let closing = outbox.closing().clone().cancelled_owned();
+    tokio::pin!(closing);
     loop {
         tokio::select! {
             biased;
-            () = shared.shutdown.cancelled() => {
-                while let Ok(frame) = rx.try_recv() {
-                    if sink.feed(Message::Text(frame)).await.is_err() {
-                        break;
-                    }
-                }
-                let bye = encode(&ServerMsg::Closing {
-                    reason: "The server is shutting down; reconnect with your token".into(),
-                });
-                let _ = sink.feed(Message::Text(bye)).await;
-                let frame = CloseFrame {
-                    code: close::GOING_AWAY,
-                    reason: Utf8Bytes::from_static("server shutting down"),
-                };
-                let _ = sink.send(Message::Close(Some(frame))).await;
-                break;
-            }
-            () = outbox.closing().cancelled() => {
+            () = &mut closing => {
                 // Deliver what is queued (e.g. the error that explains the
                 // close), then the close frame.
                 while let Ok(frame) = rx.try_recv() {
@@ -164,7 +163,18 @@ async fn write_loop(
                         break;
                     }
                 }
-                if let Some((code, reason)) = outbox.close_frame() {
+                if shared.shutdown.is_cancelled() {
+                    let bye = encode(&ServerMsg::Closing {
+                        reason: "The server is shutting down; reconnect with your token".into(),
+                    });
+                    let _ = sink.feed(Message::Text(bye)).await;
+                    let frame = CloseFrame {
+                        code: close::GOING_AWAY,
+                        reason: Utf8Bytes::from_static("server shutting down"),
+                    };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                } else if let Some((code, reason)) = outbox.close_frame() {
+                    shared.metrics.closed(code);
                     let reason = Utf8Bytes::from(truncate(&reason, 120));
                     let _ = sink.send(Message::Close(Some(CloseFrame { code, reason }))).await;
                 }
@@ -289,26 +299,38 @@ impl Session {
 
     async fn read_loop(&mut self, mut stream: SplitStream<WebSocket>) {
         let idle = self.shared.config.idle_timeout;
-        let shutdown = self.shared.shutdown.clone();
-        let closing = self.outbox.closing().clone();
-        let mut deadline = tokio::time::Instant::now() + idle;
+        // The closing token fires on shutdown too (see `Outbox::closing`).
+        // Both futures live across frames: re-creating them per frame would
+        // register a waiter and a timer for every message. The idle timer
+        // is re-armed lazily: a frame only notes the time, and when the
+        // timer fires early it is pushed back to the last frame + `idle`.
+        let closing = self.outbox.closing().clone().cancelled_owned();
+        tokio::pin!(closing);
+        let mut last_frame = tokio::time::Instant::now();
+        let idle_timer = tokio::time::sleep_until(last_frame + idle);
+        tokio::pin!(idle_timer);
         loop {
             let msg = tokio::select! {
                 biased;
-                () = closing.cancelled() => return,
-                () = shutdown.cancelled() => return,
-                () = tokio::time::sleep_until(deadline) => {
+                () = &mut closing => return,
+                () = &mut idle_timer => {
+                    let due = last_frame + idle;
+                    if tokio::time::Instant::now() < due {
+                        idle_timer.as_mut().reset(due);
+                        continue;
+                    }
                     self.outbox.close(close::GOING_AWAY, "idle timeout");
                     return;
                 }
                 msg = stream.next() => msg,
             };
-            deadline = tokio::time::Instant::now() + idle;
+            last_frame = tokio::time::Instant::now();
             match msg {
                 None | Some(Ok(Message::Close(_))) => return,
                 Some(Err(e)) => {
                     tracing::debug!(conn = self.outbox.id, error = %e, "websocket read failed");
-                    self.outbox.close(1002, format!("protocol error: {e}"));
+                    self.outbox
+                        .close(close::for_read_error(&e), format!("protocol error: {e}"));
                     return;
                 }
                 Some(Ok(Message::Text(text))) => {
@@ -328,6 +350,12 @@ impl Session {
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             }
         }
+    }
+
+    /// Whether the server is shutting down. Asks the connection's own token
+    /// first: the server-wide one is locked only once that has fired.
+    fn shutting_down(&self) -> bool {
+        self.outbox.closing().is_cancelled() && self.shared.shutdown.is_cancelled()
     }
 
     fn refuse(&self, id: Option<u64>, e: ClientError) {
@@ -646,7 +674,7 @@ impl Session {
         options: TableOptions,
         at: Instant,
     ) -> Result<(), ClientError> {
-        if self.shared.shutdown.is_cancelled() {
+        if self.shutting_down() {
             return Err(ClientError::shutting_down());
         }
         check_options(&options)?;
@@ -678,7 +706,7 @@ impl Session {
         req: TableReq,
         at: Instant,
     ) -> Result<bool, ClientError> {
-        if self.shared.shutdown.is_cancelled() {
+        if self.shutting_down() {
             return Err(ClientError::shutting_down());
         }
         let handle = match self.handles.get(table_id.as_str()) {
@@ -806,7 +834,7 @@ pub struct LocalClient {
 impl LocalClient {
     pub(crate) fn new(shared: Arc<Shared>) -> LocalClient {
         let id = shared.next_conn.fetch_add(1, Relaxed);
-        let (outbox, rx) = Outbox::new(id, shared.config.send_queue);
+        let (outbox, rx) = Outbox::new(id, shared.config.send_queue, &shared.shutdown);
         LocalClient {
             session: Session::new(shared, outbox),
             rx,

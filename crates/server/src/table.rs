@@ -326,7 +326,11 @@ impl Table {
         if self.lobby_dirty {
             self.publish_lobby();
         }
-        let shutdown = self.shared.shutdown.clone();
+        // A child token, waited on by one future made once: polling the
+        // server-wide token directly would lock its mutex (shared by every
+        // task) on each command, and re-register a waiter each time.
+        let shutdown = self.shared.shutdown.child_token().cancelled_owned();
+        tokio::pin!(shutdown);
         loop {
             self.fire_timers().await;
             if self.status == TableStatus::Closed {
@@ -336,7 +340,7 @@ impl Table {
             let wake = next.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
             tokio::select! {
                 biased;
-                () = shutdown.cancelled() => break,
+                () = &mut shutdown => break,
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,

@@ -25,7 +25,8 @@ pub struct Server {
     pub addr: SocketAddr,
     pub state: AppState,
     stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<Result<(), oxo_server::ServerError>>,
+    /// `None` for a [`Server::view`].
+    task: Option<JoinHandle<Result<(), oxo_server::ServerError>>>,
 }
 
 /// The test configuration: in memory, short grace, generous rates.
@@ -55,7 +56,18 @@ impl Server {
             addr,
             state,
             stop: Some(stop),
-            task,
+            task: Some(task),
+        }
+    }
+
+    /// Another handle on the same server, for a spawned task: it connects
+    /// and sends requests, but cannot stop the server.
+    pub fn view(&self) -> Server {
+        Server {
+            addr: self.addr,
+            state: self.state.clone(),
+            stop: None,
+            task: None,
         }
     }
 
@@ -68,7 +80,8 @@ impl Server {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        tokio::time::timeout(Duration::from_secs(10), &mut self.task)
+        let task = self.task.as_mut().expect("a view cannot stop the server");
+        tokio::time::timeout(Duration::from_secs(10), task)
             .await
             .expect("server stops in time")
             .expect("server task")

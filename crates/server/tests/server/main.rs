@@ -5,10 +5,14 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/table_model.rs"]
+mod table_model;
 
 mod api;
 mod game;
+mod hostile;
 mod limits;
+mod properties;
 mod reconnect;
 mod refusals;
 mod restart;

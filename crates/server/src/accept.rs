@@ -1,0 +1,110 @@
+//! The accept loop: HTTP/1.1 with WebSocket upgrades, a deadline for
+//! request heads, and graceful shutdown.
+//!
+//! `axum::serve` does all of this except the deadline: it gives hyper no
+//! timer, so hyper waits forever for a request head, and a slowloris client
+//! (thousands of connections that never send a byte, or that stop halfway
+//! through their head) holds sockets and file descriptors for as long as it
+//! likes. This is `axum::serve`'s loop plus hyper's `header_read_timeout`
+//! ([`Config::handshake_timeout`](crate::Config::handshake_timeout)), which
+//! runs from the moment a connection is accepted, and again while a
+//! kept-alive connection waits for its next request. Once a connection is a
+//! WebSocket, the session's idle timeout takes over.
+
+use std::io;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::metrics::Metrics;
+
+/// Serves `app` on `listener` until `shutdown` is cancelled; then stops
+/// accepting, lets requests in flight finish (for at most `drain`) and
+/// returns. Upgraded WebSockets are not waited for here: their sessions are
+/// tracked by the state's task tracker.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    app: Router,
+    head_timeout: Duration,
+    drain: Duration,
+    shutdown: CancellationToken,
+    metrics: Arc<Metrics>,
+) {
+    let connections = TaskTracker::new();
+    loop {
+        let tcp = tokio::select! {
+            biased;
+            () = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                Err(e) => {
+                    accept_error(e).await;
+                    continue;
+                }
+            },
+        };
+        // Small frames both ways: Nagle's algorithm would only add latency.
+        let _ = tcp.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let shutdown = shutdown.clone();
+        let metrics = Arc::clone(&metrics);
+        connections.spawn(async move {
+            let mut conn = pin!(
+                http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(head_timeout)
+                    .serve_connection(TokioIo::new(tcp), service)
+                    .with_upgrades()
+            );
+            let result = tokio::select! {
+                result = conn.as_mut() => result,
+                () = shutdown.cancelled() => {
+                    conn.as_mut().graceful_shutdown();
+                    conn.await
+                }
+            };
+            if let Err(e) = result {
+                if e.is_timeout() {
+                    metrics.header_timeouts.fetch_add(1, Relaxed);
+                }
+                // Timeouts, resets and malformed requests: the client's
+                // doing, not worth more than a debug line.
+                tracing::debug!(error = %e, "HTTP connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    connections.close();
+    if tokio::time::timeout(drain, connections.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("shutdown timed out waiting for HTTP requests in flight");
+    }
+}
+
+/// What `axum::serve` does on an accept error: go on after a connection's
+/// own error; otherwise (such as running out of file descriptors) log it
+/// and pause for a second, so that the loop does not spin while the process
+/// is out of resources.
+async fn accept_error(e: io::Error) {
+    if matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    ) {
+        return;
+    }
+    tracing::error!(error = %e, "accept failed; pausing for a second");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+}
