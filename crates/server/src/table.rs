@@ -501,6 +501,19 @@ impl Table {
         })
     }
 
+    /// The seats `account` holds here, or `not_seated` if it holds none.
+    fn require_seat(&self, account: &Account) -> Result<ByPlayer<bool>, ClientError> {
+        let held = self.seats_of(account);
+        if held.x || held.o {
+            Ok(held)
+        } else {
+            Err(err(
+                ErrorCode::NotSeated,
+                "You are not seated at this table",
+            ))
+        }
+    }
+
     fn same_player_both_seats(&self) -> bool {
         match (&self.seats.x, &self.seats.o) {
             (Some(Seat::Human(x)), Some(Seat::Human(o))) => x.account.id == o.account.id,
@@ -734,13 +747,7 @@ impl Table {
         id: Option<u64>,
         cell: Square,
     ) -> Result<(), ClientError> {
-        let held = self.seats_of(&conn.account);
-        if !held.x && !held.o {
-            return Err(err(
-                ErrorCode::NotSeated,
-                "You are not seated at this table",
-            ));
-        }
+        let held = self.require_seat(&conn.account)?;
         if let Some(id) = id {
             if self
                 .accepted
@@ -853,13 +860,7 @@ impl Table {
     }
 
     async fn forfeit(&mut self, conn: &Conn) -> Result<(), ClientError> {
-        let held = self.seats_of(&conn.account);
-        if !held.x && !held.o {
-            return Err(err(
-                ErrorCode::NotSeated,
-                "You are not seated at this table",
-            ));
-        }
+        let held = self.require_seat(&conn.account)?;
         match self.status {
             TableStatus::InProgress => {}
             TableStatus::Waiting => {
@@ -918,13 +919,7 @@ impl Table {
     }
 
     async fn rematch(&mut self, conn: &Conn) -> Result<(), ClientError> {
-        let held = self.seats_of(&conn.account);
-        if !held.x && !held.o {
-            return Err(err(
-                ErrorCode::NotSeated,
-                "You are not seated at this table",
-            ));
-        }
+        let held = self.require_seat(&conn.account)?;
         match self.status {
             TableStatus::RoundOver => {}
             TableStatus::InProgress => {
