@@ -514,6 +514,21 @@ impl Table {
         }
     }
 
+    /// `Ok` while a round is being played; `not_started` while waiting,
+    /// `game_over` once the round (or the table) is over.
+    fn require_in_progress(&self) -> Result<(), ClientError> {
+        match self.status {
+            TableStatus::InProgress => Ok(()),
+            TableStatus::Waiting => Err(err(
+                ErrorCode::NotStarted,
+                "The game has not started: waiting for an opponent",
+            )),
+            TableStatus::RoundOver | TableStatus::Closed => {
+                Err(err(ErrorCode::GameOver, "The round is over"))
+            }
+        }
+    }
+
     fn same_player_both_seats(&self) -> bool {
         match (&self.seats.x, &self.seats.o) {
             (Some(Seat::Human(x)), Some(Seat::Human(o))) => x.account.id == o.account.id,
@@ -758,18 +773,7 @@ impl Table {
                 return Ok(());
             }
         }
-        match self.status {
-            TableStatus::InProgress => {}
-            TableStatus::Waiting => {
-                return Err(err(
-                    ErrorCode::NotStarted,
-                    "The game has not started: waiting for an opponent",
-                ));
-            }
-            TableStatus::RoundOver | TableStatus::Closed => {
-                return Err(err(ErrorCode::GameOver, "The round is over"));
-            }
-        }
+        self.require_in_progress()?;
         let Some(mover) = self.game.to_move() else {
             return Err(err(ErrorCode::GameOver, "The round is over"));
         };
@@ -861,18 +865,7 @@ impl Table {
 
     async fn forfeit(&mut self, conn: &Conn) -> Result<(), ClientError> {
         let held = self.require_seat(&conn.account)?;
-        match self.status {
-            TableStatus::InProgress => {}
-            TableStatus::Waiting => {
-                return Err(err(
-                    ErrorCode::NotStarted,
-                    "The game has not started: waiting for an opponent",
-                ));
-            }
-            TableStatus::RoundOver | TableStatus::Closed => {
-                return Err(err(ErrorCode::GameOver, "The round is over"));
-            }
-        }
+        self.require_in_progress()?;
         let loser = if held.x && held.o {
             self.game.to_move().unwrap_or(Player::X)
         } else if held.x {
