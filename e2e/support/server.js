@@ -21,7 +21,7 @@ export async function startServer(label = 'server') {
   }
   const dir = mkdtempSync(join(tmpdir(), 'oxo-e2e-'));
   const db = join(dir, 'oxo.db');
-  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--db', db], {
+  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--db', db, '--new-players-per-minute', '600'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });

@@ -44,9 +44,14 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = 20_000)]
     max_connections: usize,
     /// Messages per second per connection, with bursts of twice as many
-    /// (0: no limit, e.g. for load tests).
+    /// (0: no rate limits at all, e.g. for load tests: neither messages nor
+    /// new players per address).
     #[arg(long, default_value_t = 50.0)]
     rate_limit: f64,
+    /// New players (a `hello` without a token) per minute from one client
+    /// address, after a burst of as many (0: no limit).
+    #[arg(long, default_value_t = 30)]
+    new_players_per_minute: u32,
     /// Close connections from which nothing has arrived for this long.
     #[arg(long, default_value = "60s", value_parser = parse_duration)]
     idle_timeout: Duration,
@@ -105,8 +110,15 @@ fn config(args: &ServeArgs) -> Config {
     } else {
         RateLimit::UNLIMITED
     };
+    let new_players = if args.rate_limit > 0.0 && args.new_players_per_minute > 0 {
+        let n = args.new_players_per_minute;
+        RateLimit::new(f64::from(n) / 60.0, n)
+    } else {
+        RateLimit::UNLIMITED
+    };
     Config {
         db,
+        new_players,
         reconnect_grace: args.reconnect_grace,
         max_connections: args.max_connections,
         rate_limit,

@@ -241,10 +241,7 @@ pub(crate) fn decode(text: &str) -> Result<ServerMsg, serde_json::Error> {
         let id = f.id;
         Some(match f.kind {
             Kind::Table => ServerMsg::Table { table: f.table? },
-            Kind::Ok => ServerMsg::Ok {
-                id,
-                table_id: f.table_id,
-            },
+            Kind::Ok => ServerMsg::ok(id, f.table_id),
             Kind::Error => ServerMsg::Error {
                 id,
                 code: f.code?,

@@ -530,7 +530,16 @@ impl GameDriver {
             // never catching up with a burst after falling behind.
             self.next_slot = (self.next_slot + pace).max(now);
         }
-        self.send(i, ClientMsg::Move { table_id, cell }, kind).await
+        self.send(
+            i,
+            ClientMsg::Move {
+                table_id,
+                cell,
+                game_id: None,
+            },
+            kind,
+        )
+        .await
     }
 
     /// Sends a move the server must refuse: an occupied cell, or on an empty
@@ -546,7 +555,17 @@ impl GameDriver {
             let kind = PendingKind::Refusal {
                 expected: ErrorCode::CellTaken,
             };
-            return self.send(i, ClientMsg::Move { table_id, cell }, kind).await;
+            return self
+                .send(
+                    i,
+                    ClientMsg::Move {
+                        table_id,
+                        cell,
+                        game_id: None,
+                    },
+                    kind,
+                )
+                .await;
         }
         let other = &self.seats[1 - i];
         if other.conn.is_none() || other.pending.is_some() {
@@ -557,7 +576,15 @@ impl GameDriver {
             expected: ErrorCode::NotYourTurn,
         };
         match self
-            .send(1 - i, ClientMsg::Move { table_id, cell }, kind)
+            .send(
+                1 - i,
+                ClientMsg::Move {
+                    table_id,
+                    cell,
+                    game_id: None,
+                },
+                kind,
+            )
             .await
         {
             Ok(()) => Ok(()),
@@ -841,12 +868,9 @@ impl GameDriver {
                 welcome.player_id, self.seats[i].player_id
             )));
         }
-        if !welcome.tables.contains(&self.table_id) {
-            return Err(Resume::SeatLost(format!(
-                "welcome lists {:?}, not the table",
-                welcome.tables
-            )));
-        }
+        // A table in play is re-attached by `hello`; a finished round is
+        // not listed, and joining it again re-attaches a seated player.
+        let listed = welcome.tables.contains(&self.table_id);
         self.ctx.stats.open.fetch_add(1, Relaxed);
         let s = &mut self.seats[i];
         s.conn = Some(conn);
@@ -857,7 +881,15 @@ impl GameDriver {
             ledger.resumed(true);
         }
         let table_id = self.table_id.clone();
-        self.send(i, ClientMsg::Sync { table_id }, PendingKind::Sync)
+        let ask = if listed {
+            ClientMsg::Sync { table_id }
+        } else {
+            ClientMsg::JoinTable {
+                table_id,
+                seat: None,
+            }
+        };
+        self.send(i, ask, PendingKind::Sync)
             .await
             .map_err(Resume::Retry)
     }

@@ -125,7 +125,7 @@ async fn connection(fake: Arc<Fake>, tcp: tokio::net::TcpStream) {
         let reply = handle(&fake, conn, &mut me, &tx, req.msg);
         let msg = match reply {
             Ok(Some(welcome)) => welcome,
-            Ok(None) => ServerMsg::Ok { id, table_id: None },
+            Ok(None) => ServerMsg::ok(id, None),
             Err(code) => ServerMsg::error(id, code, code.as_str()),
         };
         let msg = match msg {
@@ -144,7 +144,7 @@ async fn connection(fake: Arc<Fake>, tcp: tokio::net::TcpStream) {
                 name,
                 tables,
             },
-            ServerMsg::Ok { table_id, .. } => ServerMsg::Ok { id, table_id },
+            ServerMsg::Ok { table_id, .. } => ServerMsg::ok(id, table_id),
             other => other,
         };
         let _ = tx.send(json(&msg));
@@ -211,10 +211,7 @@ fn handle(
             };
             t.broadcast(&id);
             tables.insert(id.clone(), t);
-            Ok(Some(ServerMsg::Ok {
-                id: None,
-                table_id: Some(id),
-            }))
+            Ok(Some(ServerMsg::ok(None, Some(id))))
         }
         ClientMsg::JoinTable { table_id, seat } => {
             let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
@@ -237,7 +234,7 @@ fn handle(
             }));
             Ok(None)
         }
-        ClientMsg::Move { table_id, cell } => {
+        ClientMsg::Move { table_id, cell, .. } => {
             let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
             let seat = [Player::X, Player::O]
                 .into_iter()

@@ -1,21 +1,61 @@
 //! Messages from a client to the server.
 
 use oxo_core::{Player, Square};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::TableOptions;
+use crate::limits::MAX_REQUEST_ID;
 
 /// One request from a client: the message and the client's optional request
 /// id, which the server's reply carries back. A retried `move` with the same
 /// id is never applied twice.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Request {
-    /// The client's own id for this request, echoed in the reply.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The client's own id for this request, echoed in the reply: an
+    /// integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes
+    /// the request unreadable (`bad_request`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "request_id"
+    )]
     pub id: Option<u64>,
     /// The request.
     #[serde(flatten)]
     pub msg: ClientMsg,
+}
+
+/// Reads a request id, refusing those above [`MAX_REQUEST_ID`].
+fn request_id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let id = Option::<u64>::deserialize(d)?;
+    match id {
+        Some(id) if id > MAX_REQUEST_ID => Err(serde::de::Error::custom(format!(
+            "id {id} is too large: request ids are integers from 0 to {MAX_REQUEST_ID} (2^53 - 1)"
+        ))),
+        _ => Ok(id),
+    }
+}
+
+/// The `id` of a message that may not parse as a [`Request`] (an unknown
+/// `type`, a missing field), so that its refusal can still carry it.
+/// `None` when there is no readable id in range.
+///
+/// ```
+/// assert_eq!(oxo_protocol::peek_id(r#"{"type":"fly","id":7}"#), Some(7));
+/// assert_eq!(oxo_protocol::peek_id(r#"{"id":9007199254740992}"#), None);
+/// assert_eq!(oxo_protocol::peek_id("not json"), None);
+/// ```
+#[must_use]
+pub fn peek_id(text: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct PeekId {
+        #[serde(default)]
+        id: Option<u64>,
+    }
+    serde_json::from_str::<PeekId>(text)
+        .ok()
+        .and_then(|p| p.id)
+        .filter(|&id| id <= MAX_REQUEST_ID)
 }
 
 /// What a client asks of the server. Tagged by `"type"` in snake case.
@@ -69,6 +109,12 @@ pub enum ClientMsg {
         table_id: String,
         /// The cell.
         cell: Square,
+        /// The game (round) the move is meant for, from the table state's
+        /// `game_id`. When given, the move is never applied to another
+        /// round: a move that arrives after its round ended is refused
+        /// (`game_over`) instead of landing in the next one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<String>,
     },
     /// Resigns the current round.
     Forfeit {

@@ -17,7 +17,7 @@
 //!     r#"{"type":"move","id":7,"table_id":"t1","cell":"b2"}"#,
 //! )?;
 //! assert_eq!(req.id, Some(7));
-//! assert_eq!(req.msg, ClientMsg::Move { table_id: "t1".into(), cell: Square::B2 });
+//! assert_eq!(req.msg, ClientMsg::Move { table_id: "t1".into(), cell: Square::B2, game_id: None });
 //! # Ok::<_, serde_json::Error>(())
 //! ```
 
@@ -31,7 +31,7 @@ pub use api::{
     AnalyzeResponse, ApiError, GameRecord, GameSummary, LogSlice, MoveAnalysis, RecordPlayer,
     RecordedMove,
 };
-pub use client::{ClientMsg, Request};
+pub use client::{ClientMsg, Request, peek_id};
 pub use error::ErrorCode;
 pub use server::ServerMsg;
 pub use table::{
@@ -55,4 +55,7 @@ pub mod limits {
     pub const MIN_MOVE_TIME_MS: u32 = 1_000;
     /// Longest bot "thinking" delay, in milliseconds.
     pub const MAX_BOT_THINK_MS: u32 = 5_000;
+    /// Largest request id: 2^53 − 1, the largest integer a JavaScript
+    /// number holds exactly.
+    pub const MAX_REQUEST_ID: u64 = (1 << 53) - 1;
 }

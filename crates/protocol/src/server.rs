@@ -38,6 +38,12 @@ pub enum ServerMsg {
         /// The table concerned (e.g. the id of a table just created).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         table_id: Option<String>,
+        /// For a `move`: the game (round) the move was recorded in.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<String>,
+        /// For a `move`: its number in that game (1 for the first move).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<u32>,
     },
     /// A request was refused; nothing changed.
     Error {
@@ -84,6 +90,17 @@ pub enum ServerMsg {
 }
 
 impl ServerMsg {
+    /// An `ok` reply, naming the table concerned if any.
+    #[must_use]
+    pub fn ok(id: Option<u64>, table_id: Option<String>) -> ServerMsg {
+        ServerMsg::Ok {
+            id,
+            table_id,
+            game_id: None,
+            ply: None,
+        }
+    }
+
     /// An `error` reply.
     #[must_use]
     pub fn error(id: Option<u64>, code: ErrorCode, message: impl Into<String>) -> ServerMsg {

@@ -23,7 +23,8 @@ fn requests_parse_with_and_without_id() {
             id: Some(3),
             msg: ClientMsg::Move {
                 table_id: "t".into(),
-                cell: Square::B2
+                cell: Square::B2,
+                game_id: None,
             }
         }
     );
@@ -79,10 +80,7 @@ fn server_messages_have_stable_shapes() {
         serde_json::to_value(&err).unwrap(),
         json!({"type":"error","id":9,"code":"cell_taken","message":"b2 is already taken"})
     );
-    let ok = ServerMsg::Ok {
-        id: None,
-        table_id: Some("t".into()),
-    };
+    let ok = ServerMsg::ok(None, Some("t".into()));
     assert_eq!(
         serde_json::to_value(&ok).unwrap(),
         json!({"type":"ok","table_id":"t"})
@@ -90,4 +88,19 @@ fn server_messages_have_stable_shapes() {
     for code in ErrorCode::ALL {
         assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
     }
+}
+
+#[test]
+fn request_ids_above_two_to_the_53_are_unreadable() {
+    let max = oxo_protocol::limits::MAX_REQUEST_ID;
+    assert_eq!(req(json!({"type":"ping","id":max})).unwrap().id, Some(max));
+    let err = req(json!({"type":"ping","id":max + 1}))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("too large"), "{err}");
+    assert!(req(json!({"type":"ping","id":u64::MAX})).is_err());
+    assert_eq!(
+        oxo_protocol::peek_id(&json!({"id":max + 1}).to_string()),
+        None
+    );
 }

@@ -27,6 +27,10 @@ use tokio_util::task::TaskTracker;
 
 use crate::metrics::Metrics;
 
+/// The kernel send buffer of each connection, in bytes (Linux doubles it
+/// for its own bookkeeping).
+const SEND_BUFFER: usize = 32 * 1024;
+
 /// Serves `app` on `listener` until `shutdown` is cancelled; then stops
 /// accepting, lets requests in flight finish (for at most `drain`) and
 /// returns. Upgraded WebSockets are not waited for here: their sessions are
@@ -41,11 +45,11 @@ pub(crate) async fn serve(
 ) {
     let connections = TaskTracker::new();
     loop {
-        let tcp = tokio::select! {
+        let (tcp, peer) = tokio::select! {
             biased;
             () = shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
-                Ok((tcp, _)) => tcp,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     accept_error(e).await;
                     continue;
@@ -54,7 +58,21 @@ pub(crate) async fn serve(
         };
         // Small frames both ways: Nagle's algorithm would only add latency.
         let _ = tcp.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // A small, fixed kernel send buffer: a client that stops reading
+        // pins at most this much kernel memory before its writes stall
+        // (and the writer's deadline closes it), instead of the megabytes
+        // the kernel's autotuning would grant. Ample for our small frames.
+        let _ = socket2::SockRef::from(&tcp).set_send_buffer_size(SEND_BUFFER);
+        // Handlers see the client's address (`ConnectInfo`).
+        let service = TowerToHyperService::new(
+            tower::ServiceBuilder::new()
+                .map_request(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                    req.extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    req
+                })
+                .service(app.clone()),
+        );
         let shutdown = shutdown.clone();
         let metrics = Arc::clone(&metrics);
         connections.spawn(async move {

@@ -5,13 +5,22 @@
 //! seen everywhere at once. Accounts are loaded lazily: from the database on
 //! the first `hello` with their token, or on start for players seated at
 //! unfinished tables.
+//!
+//! # Memory follows the players who are here
+//!
+//! The registry holds accounts weakly: an account lives exactly as long as
+//! a connection or a seat holds it, and a player who has left everything
+//! costs no memory (their row stays in the database and loads again on
+//! their next `hello`). Dead entries are swept whenever the map has doubled
+//! since the last sweep, so the map stays within twice the live players.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use oxo_protocol::limits::MAX_NAME_CHARS;
 
 use crate::ids::TokenHash;
+use crate::live::LiveStatus;
 
 /// A player as the server knows them (the token itself is never kept).
 #[derive(Debug)]
@@ -22,8 +31,8 @@ pub(crate) struct Account {
     pub(crate) token_hash: TokenHash,
     /// Display name; short lock, never held across `.await`.
     name: Mutex<Arc<str>>,
-    /// Ids of the tables where this player holds a seat.
-    tables: Mutex<Vec<Arc<str>>>,
+    /// The tables where this player holds a seat, with their status.
+    tables: Mutex<Vec<(Arc<str>, LiveStatus)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -53,49 +62,92 @@ impl Account {
 
     /// The tables where this player holds a seat.
     pub(crate) fn tables(&self) -> Vec<Arc<str>> {
-        lock(&self.tables).clone()
+        lock(&self.tables)
+            .iter()
+            .map(|(t, _)| Arc::clone(t))
+            .collect()
+    }
+
+    /// The tables where this player holds a seat that is in play (waiting
+    /// for an opponent or playing a round): the games to resume.
+    pub(crate) fn tables_in_play(&self) -> Vec<Arc<str>> {
+        lock(&self.tables)
+            .iter()
+            .filter(|(_, s)| s.in_play())
+            .map(|(t, _)| Arc::clone(t))
+            .collect()
     }
 
     /// Records a seat at `table`, unless the player already holds `max`
-    /// seats elsewhere. Holding one already there is fine.
-    pub(crate) fn try_add_table(&self, table: &Arc<str>, max: usize) -> bool {
+    /// seats in play elsewhere (finished rounds do not count). Holding one
+    /// already there is fine.
+    pub(crate) fn try_add_table(&self, table: &Arc<str>, status: &LiveStatus, max: usize) -> bool {
         let mut tables = lock(&self.tables);
-        if tables.iter().any(|t| t == table) {
+        if tables.iter().any(|(t, _)| t == table) {
             return true;
         }
-        if tables.len() >= max {
+        if tables.iter().filter(|(_, s)| s.in_play()).count() >= max {
             return false;
         }
-        tables.push(Arc::clone(table));
+        tables.push((Arc::clone(table), status.clone()));
         true
     }
 
     /// Forgets the seat at `table`.
     pub(crate) fn remove_table(&self, table: &str) {
-        lock(&self.tables).retain(|t| &**t != table);
+        lock(&self.tables).retain(|(t, _)| &**t != table);
     }
 }
 
-/// Every account in memory, by token hash.
+/// Every account in memory, by token hash (weakly: see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct Accounts {
-    by_token: Mutex<HashMap<TokenHash, Arc<Account>>>,
+    inner: Mutex<Registry>,
+}
+
+#[derive(Debug, Default)]
+struct Registry {
+    by_token: HashMap<TokenHash, Weak<Account>>,
+    /// The map's size after the last sweep.
+    swept: usize,
 }
 
 impl Accounts {
     /// The account with this token hash, if loaded.
     pub(crate) fn get(&self, hash: &TokenHash) -> Option<Arc<Account>> {
-        lock(&self.by_token).get(hash).cloned()
+        lock(&self.inner).by_token.get(hash).and_then(Weak::upgrade)
+    }
+
+    /// How many players are in memory (connected or seated).
+    pub(crate) fn loaded(&self) -> usize {
+        lock(&self.inner)
+            .by_token
+            .values()
+            .filter(|w| w.strong_count() > 0)
+            .count()
     }
 
     /// Adds `account`, or returns the one already there with the same token
     /// (two connections loading the same player at once share it).
     pub(crate) fn insert(&self, account: Account) -> Arc<Account> {
-        let mut map = lock(&self.by_token);
-        Arc::clone(
-            map.entry(account.token_hash)
-                .or_insert_with(|| Arc::new(account)),
-        )
+        let mut inner = lock(&self.inner);
+        if let Some(live) = inner
+            .by_token
+            .get(&account.token_hash)
+            .and_then(Weak::upgrade)
+        {
+            return live;
+        }
+        if inner.by_token.len() >= 2 * inner.swept.max(512) {
+            inner.by_token.retain(|_, w| w.strong_count() > 0);
+            inner.by_token.shrink_to_fit();
+            inner.swept = inner.by_token.len();
+        }
+        let account = Arc::new(account);
+        inner
+            .by_token
+            .insert(account.token_hash, Arc::downgrade(&account));
+        account
     }
 }
 
@@ -147,13 +199,39 @@ mod tests {
     }
 
     #[test]
-    fn seats_are_limited() {
+    fn seats_in_play_are_limited() {
+        use oxo_protocol::TableStatus;
         let a = Account::new("p".into(), [0; 32], "A".into());
         let (t1, t2): (Arc<str>, Arc<str>) = ("t1".into(), "t2".into());
-        assert!(a.try_add_table(&t1, 1));
-        assert!(a.try_add_table(&t1, 1));
-        assert!(!a.try_add_table(&t2, 1));
+        let s1 = LiveStatus::new(TableStatus::InProgress);
+        let s2 = LiveStatus::new(TableStatus::Waiting);
+        assert!(a.try_add_table(&t1, &s1, 1));
+        assert!(a.try_add_table(&t1, &s1, 1));
+        assert!(!a.try_add_table(&t2, &s2, 1));
+        s1.set(TableStatus::RoundOver);
+        assert!(
+            a.try_add_table(&t2, &s2, 1),
+            "a finished round does not count"
+        );
+        assert_eq!(a.tables_in_play(), vec![t2.clone()]);
         a.remove_table("t1");
-        assert!(a.try_add_table(&t2, 1));
+        assert_eq!(a.tables(), vec![t2]);
+    }
+
+    #[test]
+    fn accounts_live_as_long_as_someone_holds_them() {
+        let accounts = Accounts::default();
+        let a = accounts.insert(Account::new("p".into(), [1; 32], "A".into()));
+        assert!(accounts.get(&[1; 32]).is_some());
+        let again = accounts.insert(Account::new("p".into(), [1; 32], "A".into()));
+        assert!(Arc::ptr_eq(&a, &again));
+        drop((a, again));
+        assert!(accounts.get(&[1; 32]).is_none());
+        for i in 0..5000u32 {
+            let mut hash = [0; 32];
+            hash[..4].copy_from_slice(&i.to_le_bytes());
+            drop(accounts.insert(Account::new("q".into(), hash, "Q".into())));
+        }
+        assert!(lock(&accounts.inner).by_token.len() <= 1024);
     }
 }

@@ -56,6 +56,9 @@ pub struct Config {
     pub rate_limit: RateLimit,
     /// Chat messages per connection, on top of `rate_limit`.
     pub chat_limit: RateLimit,
+    /// New players (`hello` without a token) per client address (IPv4
+    /// address or IPv6 /64); returning players are not counted.
+    pub new_players: RateLimit,
     /// A connection that gets this many `rate_limited` refusals within
     /// [`Config::flood_window`] is closed (code 1008).
     pub flood_refusals: u32,
@@ -79,6 +82,11 @@ pub struct Config {
     /// Frames queued for one client before it counts as too slow and is
     /// disconnected (code 1008).
     pub send_queue: usize,
+    /// Bytes queued for one client before it counts as too slow (1008).
+    pub send_queue_bytes: usize,
+    /// How long one write to a client's socket may make no progress before
+    /// the client counts as too slow (1008): a client that stops reading.
+    pub write_timeout: Duration,
     /// How long shutdown waits for connections and tables to finish.
     pub shutdown_timeout: Duration,
     /// How long lobby changes are gathered before one `lobby` message goes
@@ -96,6 +104,7 @@ impl Default for Config {
             max_connections: 20_000,
             rate_limit: RateLimit::new(50.0, 100),
             chat_limit: RateLimit::new(0.5, 5),
+            new_players: RateLimit::new(0.5, 30),
             flood_refusals: 200,
             flood_window: Duration::from_secs(10),
             max_tables_per_player: 10,
@@ -104,6 +113,8 @@ impl Default for Config {
             handshake_timeout: Duration::from_secs(10),
             max_frame_bytes: limits::MAX_FRAME_BYTES,
             send_queue: 256,
+            send_queue_bytes: 256 * 1024,
+            write_timeout: Duration::from_secs(5),
             shutdown_timeout: Duration::from_secs(5),
             lobby_debounce: Duration::from_millis(20),
             lobby_max_tables: 100,

@@ -3,15 +3,25 @@
 //!
 //! Every message is serialized once ([`encode`]) into a reference-counted
 //! [`Utf8Bytes`]; a broadcast to a table's players and spectators clones the
-//! pointer, not the text. Senders never wait: a client whose queue is full is
-//! too slow to keep up, and is disconnected (1008) rather than allowed to
-//! hold up a table or grow the server's memory.
+//! pointer, not the text. Senders never wait: a client whose queue is full
+//! (in frames or in bytes) is too slow to keep up, and is disconnected
+//! (1008) rather than allowed to hold up a table or grow the server's
+//! memory.
+//!
+//! The outbox also keeps the count of requests still owed a reply and of
+//! frames not yet handed to the socket. The reader waits for both to reach
+//! zero before it reads the next frame (see `transport`), so replies leave
+//! in the order the requests came, and a client's close frame is read only
+//! once everything it asked for has been answered.
 
 use std::borrow::Cow;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::{AcqRel, Acquire};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
 use oxo_protocol::ServerMsg;
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio_util::sync::CancellationToken;
 
@@ -19,6 +29,8 @@ use crate::accounts::Account;
 
 /// WebSocket close codes the server uses.
 pub(crate) mod close {
+    /// A normal close (the reply to a client's close).
+    pub(crate) const NORMAL: u16 = 1000;
     /// Server shutting down, or idle timeout.
     pub(crate) const GOING_AWAY: u16 = 1001;
     /// A frame that breaks the WebSocket protocol.
@@ -36,17 +48,21 @@ pub(crate) mod close {
 
     /// The close code for a frame the WebSocket layer refused to read:
     /// 1007 for a text frame that is not UTF-8, 1009 for one over the
-    /// transport's limit, 1002 for anything else. axum hides tungstenite's
-    /// error type, so this goes by its message (the hostile-client tests
-    /// pin the codes down).
-    pub(crate) fn for_read_error(e: &axum::Error) -> u16 {
+    /// transport's limit, 1002 for anything else; `None` when the client
+    /// simply went away (the TCP connection ended or was reset without a
+    /// close frame), where there is nobody left to send a close frame to.
+    /// axum hides tungstenite's error type, so this goes by its message
+    /// (the hostile-client tests pin the codes down).
+    pub(crate) fn for_read_error(e: &axum::Error) -> Option<u16> {
         let text = e.to_string();
-        if text.contains("UTF-8") {
-            INVALID_DATA
+        if text.contains("without closing handshake") || text.starts_with("IO error") {
+            None
+        } else if text.contains("UTF-8") {
+            Some(INVALID_DATA)
         } else if text.contains("Message too long") || text.contains("Space limit exceeded") {
-            TOO_BIG
+            Some(TOO_BIG)
         } else {
-            PROTOCOL
+            Some(PROTOCOL)
         }
     }
 }
@@ -70,6 +86,15 @@ pub(crate) struct Outbox {
     /// Unique per process.
     pub(crate) id: u64,
     tx: mpsc::Sender<Utf8Bytes>,
+    /// Bytes queued and not yet handed to the socket, and their bound.
+    queued_bytes: AtomicUsize,
+    max_bytes: usize,
+    /// Frames queued and not yet handed to the socket.
+    unsent: AtomicUsize,
+    /// Requests forwarded to a table whose reply has not been queued yet.
+    owed: AtomicUsize,
+    /// Notified when `unsent` and `owed` both reach zero.
+    idle: Notify,
     /// Cancelled when the connection must end; the writer then sends the
     /// close frame in `close_frame`. A child of the server's shutdown token,
     /// so it also fires on shutdown: each connection's tasks wait on their
@@ -80,28 +105,46 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
-    /// A new outbox and the receiver its writer task drains; `shutdown` is
-    /// the server's shutdown token (it closes the connection too).
+    /// A new outbox and the receiver its writer task drains: at most
+    /// `capacity` frames and `max_bytes` bytes queued; `shutdown` is the
+    /// server's shutdown token (it closes the connection too).
     pub(crate) fn new(
         id: u64,
         capacity: usize,
+        max_bytes: usize,
         shutdown: &CancellationToken,
     ) -> (Arc<Outbox>, mpsc::Receiver<Utf8Bytes>) {
         let (tx, rx) = mpsc::channel(capacity);
         let outbox = Outbox {
             id,
             tx,
+            queued_bytes: AtomicUsize::new(0),
+            max_bytes,
+            unsent: AtomicUsize::new(0),
+            owed: AtomicUsize::new(0),
+            idle: Notify::new(),
             closing: shutdown.child_token(),
             close_frame: Mutex::new(None),
         };
         (Arc::new(outbox), rx)
     }
 
-    /// Queues a frame. A full queue closes the connection (too slow).
+    /// Queues a frame. A full queue (in frames or bytes) closes the
+    /// connection (too slow).
     pub(crate) fn send(&self, frame: Utf8Bytes) {
+        let len = frame.len();
+        let queued = self.queued_bytes.fetch_add(len, AcqRel) + len;
+        if queued > self.max_bytes {
+            self.queued_bytes.fetch_sub(len, AcqRel);
+            self.close(close::POLICY, "too slow: too much unread data");
+            return;
+        }
+        self.unsent.fetch_add(1, AcqRel);
         match self.tx.try_send(frame) {
-            Ok(()) | Err(TrySendError::Closed(_)) => {}
+            Ok(()) => {}
+            Err(TrySendError::Closed(_)) => self.taken(len),
             Err(TrySendError::Full(_)) => {
+                self.taken(len);
                 self.close(close::POLICY, "too slow: the send queue is full");
             }
         }
@@ -110,6 +153,40 @@ impl Outbox {
     /// Serializes and queues one message.
     pub(crate) fn send_msg(&self, msg: &ServerMsg) {
         self.send(encode(msg));
+    }
+
+    /// The writer has handed a frame of `len` bytes to the socket (or
+    /// dropped it).
+    pub(crate) fn taken(&self, len: usize) {
+        self.queued_bytes.fetch_sub(len, AcqRel);
+        if self.unsent.fetch_sub(1, AcqRel) == 1 && self.owed.load(Acquire) == 0 {
+            self.idle.notify_one();
+        }
+    }
+
+    /// A request was passed on to a table, which owes it a reply.
+    pub(crate) fn owe_reply(&self) {
+        self.owed.fetch_add(1, AcqRel);
+    }
+
+    /// Queues the reply to a request passed on with [`Outbox::owe_reply`].
+    pub(crate) fn reply(&self, msg: &ServerMsg) {
+        self.send_msg(msg);
+        if self.owed.fetch_sub(1, AcqRel) == 1 && self.unsent.load(Acquire) == 0 {
+            self.idle.notify_one();
+        }
+    }
+
+    /// Resolves once every reply owed is queued and every queued frame has
+    /// been handed to the socket.
+    pub(crate) async fn flushed(&self) {
+        loop {
+            let idle = self.idle.notified();
+            if self.unsent.load(Acquire) == 0 && self.owed.load(Acquire) == 0 {
+                return;
+            }
+            idle.await;
+        }
     }
 
     /// Ends the connection with a close frame (the first reason given wins).

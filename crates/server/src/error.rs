@@ -51,6 +51,17 @@ impl ClientError {
         )
     }
 
+    /// `too_many_tables` for a player who holds `max` seats in play.
+    pub(crate) fn too_many_seats(max: usize) -> ClientError {
+        ClientError::new(
+            ErrorCode::TooManyTables,
+            format!(
+                "You already hold seats at {max} tables in play, the most allowed; \
+                 finish or leave one first"
+            ),
+        )
+    }
+
     /// `shutting_down`.
     pub(crate) fn shutting_down() -> ClientError {
         ClientError::new(

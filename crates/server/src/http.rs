@@ -92,7 +92,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.shared.metrics.render(),
+        state.shared.metrics.render(state.shared.accounts.loaded()),
     )
         .into_response()
 }

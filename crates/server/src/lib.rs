@@ -13,8 +13,10 @@
 //!
 //! - `table`: one actor task per table owns its game, seats, spectators,
 //!   scores and timers (move clock, reconnect grace, bot delay).
-//! - `session`: one reader and one writer task per connection; limits,
-//!   `hello`, routing to tables.
+//! - `transport`: one reader and one writer task per connection: the
+//!   socket, its deadlines and the close handshake.
+//! - `session`: the protocol side of a connection: limits, `hello`,
+//!   routing to tables.
 //! - `store`: SQLite with a dedicated writer thread and group commit.
 //! - `lobby`: public tables and their watchers, updates debounced.
 //! - `http`, `assets`, `metrics`: the HTTP side.
@@ -43,12 +45,16 @@ mod conn;
 mod error;
 mod http;
 mod ids;
+mod live;
 mod lobby;
+mod local;
 mod metrics;
+mod rate;
 mod session;
 mod state;
 mod store;
 mod table;
+mod transport;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -59,14 +65,14 @@ use tower_http::trace::TraceLayer;
 
 pub use config::{Config, DbLocation, RateLimit};
 pub use error::ServerError;
-pub use session::LocalClient;
+pub use local::LocalClient;
 pub use state::AppState;
 
 /// The routes: `/ws`, `/api/...`, `/healthz`, `/metrics` and the web UI,
 /// with security headers on every response.
 pub fn app(state: AppState) -> Router {
     Router::new()
-        .route("/ws", get(session::upgrade))
+        .route("/ws", get(transport::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/metrics", get(http::metrics))
         .route("/api/tables", get(http::tables))

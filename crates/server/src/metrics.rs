@@ -82,6 +82,10 @@ pub(crate) struct Metrics {
     refusals: [AtomicU64; ErrorCode::ALL.len()],
     /// WebSockets the server closed, indexed like [`CLOSE_CODES`].
     closes: [AtomicU64; CLOSE_CODES.len()],
+    /// Connections the client ended with a close frame.
+    pub(crate) client_closes: AtomicU64,
+    /// Connections that ended without a close frame (dropped, reset).
+    pub(crate) dropped: AtomicU64,
     /// HTTP connections closed for not sending a request head in time.
     pub(crate) header_timeouts: AtomicU64,
     /// Time from reading a `move` to queueing its `ok`.
@@ -109,8 +113,18 @@ impl Metrics {
         }
     }
 
-    /// The Prometheus text exposition of every metric.
-    pub(crate) fn render(&self) -> String {
+    /// Counts a connection the client ended: with a close frame or not.
+    pub(crate) fn disconnect(&self, with_close_frame: bool) {
+        if with_close_frame {
+            self.client_closes.fetch_add(1, Relaxed);
+        } else {
+            self.dropped.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// The Prometheus text exposition of every metric; `players` is the
+    /// number of players in memory.
+    pub(crate) fn render(&self, players: usize) -> String {
         let mut out = String::with_capacity(4096);
         let gauge = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
@@ -180,6 +194,24 @@ impl Metrics {
                 n.load(Relaxed)
             );
         }
+        let _ = writeln!(
+            out,
+            "# HELP oxo_disconnects_total WebSocket connections the client ended, with or without a close frame.\n# TYPE oxo_disconnects_total counter"
+        );
+        for (how, n) in [
+            ("close_frame", &self.client_closes),
+            ("no_close_frame", &self.dropped),
+        ] {
+            let _ = writeln!(
+                out,
+                "oxo_disconnects_total{{how=\"{how}\"}} {}",
+                n.load(Relaxed)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP oxo_players_loaded Players in memory: connected, or seated at an open table.\n# TYPE oxo_players_loaded gauge\noxo_players_loaded {players}"
+        );
         counter(
             &mut out,
             "oxo_http_header_timeouts_total",
@@ -223,7 +255,7 @@ mod tests {
         m.move_latency.observe(Duration::from_millis(3));
         m.refused(ErrorCode::CellTaken);
         m.closed(1007);
-        let text = m.render();
+        let text = m.render(3);
         assert!(
             text.contains("oxo_move_seconds_bucket{le=\"0.0001\"} 1"),
             "{text}"
@@ -239,5 +271,6 @@ mod tests {
         );
         assert!(text.contains("oxo_closes_total{code=\"1007\"} 1"), "{text}");
         assert!(text.contains("oxo_closes_total{code=\"1009\"} 0"), "{text}");
+        assert!(text.contains("oxo_players_loaded 3"), "{text}");
     }
 }

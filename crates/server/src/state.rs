@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::error::ServerError;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::rate::PerAddress;
 use crate::store::Store;
 use crate::table::{self, TableHandle};
 
@@ -28,6 +29,8 @@ pub(crate) struct Shared {
     /// critical sections, never across `.await`.
     tables: Mutex<HashMap<Arc<str>, TableHandle>>,
     pub(crate) lobby: Lobby,
+    /// New players per client address.
+    pub(crate) new_players: PerAddress,
     /// Cancelled when the server shuts down: connections say `closing` and
     /// close (1001), tables stop, the lobby stops.
     pub(crate) shutdown: CancellationToken,
@@ -89,6 +92,7 @@ impl AppState {
         let metrics = Arc::new(Metrics::default());
         let (store, saved) = Store::open(&config.db, Arc::clone(&metrics))?;
         let shared = Arc::new(Shared {
+            new_players: PerAddress::new(config.new_players),
             config,
             store,
             metrics,
@@ -119,7 +123,7 @@ impl AppState {
     /// [`LocalClient`]: crate::LocalClient
     #[must_use]
     pub fn connect_local(&self) -> crate::LocalClient {
-        crate::session::LocalClient::new(Arc::clone(&self.shared))
+        crate::local::LocalClient::new(Arc::clone(&self.shared))
     }
 
     /// The configuration in force.

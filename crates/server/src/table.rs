@@ -38,11 +38,20 @@ use crate::accounts::Account;
 use crate::conn::{Conn, encode};
 use crate::error::ClientError;
 use crate::ids::{new_game_id, now_ms, seed};
+use crate::live::LiveStatus;
 use crate::state::Shared;
 use crate::store::{GamePlayer, GameStart, SavedTable, TableRow, Write};
 
 /// Commands a table's queue holds before the actor applies them.
 const QUEUE: usize = 256;
+
+/// How long a change in the number of spectators may wait to be
+/// broadcast: watching and leaving cost the requester, not the table.
+const SPECTATORS_DEBOUNCE: Duration = Duration::from_secs(1);
+
+/// Accepted moves remembered per table (across rounds) to recognise
+/// retries by their request id.
+const REMEMBERED_MOVES: usize = 32;
 
 /// A request for a table, from a connection.
 #[derive(Debug)]
@@ -50,7 +59,8 @@ pub(crate) enum TableReq {
     Join(Option<Player>),
     Watch,
     Leave,
-    Move(Square),
+    /// A cell, and the game the client meant it for, if it said.
+    Move(Square, Option<String>),
     Forfeit,
     Rematch,
     Chat(String),
@@ -76,16 +86,61 @@ pub(crate) enum TableCmd {
     Renamed,
 }
 
+/// What an accepted request's `ok` carries besides the table's id.
+#[derive(Debug)]
+enum Reply {
+    /// Nothing more.
+    Done,
+    /// A move: the game it was recorded in and its ply.
+    Moved { game_id: Arc<str>, ply: u32 },
+}
+
+/// An accepted move with a request id: a retry of it is answered, never
+/// applied again (see [`Table::is_retry`]).
+#[derive(Debug)]
+struct Accepted {
+    seat: Player,
+    req: u64,
+    cell: Square,
+    game_id: Arc<str>,
+    ply: u32,
+    /// The connection it came on (0 for moves read back on start).
+    conn: u64,
+}
+
+/// What attaching a connection changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attached {
+    /// It was attached already.
+    Already,
+    /// A new spectator (or a second connection of a seated player who was
+    /// connected already).
+    Member,
+    /// A seated player who was away is back: everyone should see it.
+    Reconnected,
+}
+
 /// A handle to send commands to a table.
 #[derive(Clone, Debug)]
 pub(crate) struct TableHandle {
     tx: mpsc::Sender<TableCmd>,
+    live: LiveStatus,
 }
 
 impl TableHandle {
     /// Queues a command; `false` if the table has gone.
     pub(crate) async fn send(&self, cmd: TableCmd) -> bool {
         self.tx.send(cmd).await.is_ok()
+    }
+
+    /// The table's status as last published by its actor.
+    pub(crate) fn status(&self) -> TableStatus {
+        self.live.get()
+    }
+
+    /// Whether the table has closed (or its actor stopped).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tx.is_closed() || self.live.get() == TableStatus::Closed
     }
 }
 
@@ -156,14 +211,19 @@ struct Table {
     game_id: Option<(Arc<str>, i64)>,
     scores: Scoreboard,
     created_ms: i64,
-    /// Request ids of this round's accepted moves, to recognise retries.
-    accepted: Vec<(Player, u64, Square)>,
+    /// The latest accepted moves that had a request id (all rounds).
+    accepted: std::collections::VecDeque<Accepted>,
     move_deadline: Option<Instant>,
     bot_due: Option<Instant>,
     /// When nobody seated is connected: when the table closes.
     close_at: Option<Instant>,
     rng: oxo_core::Rng,
     lobby_dirty: bool,
+    /// The status as connections and accounts see it.
+    live: LiveStatus,
+    /// When the spectator count last changed without being broadcast: it
+    /// goes out with the next state, or by this deadline.
+    spectators_due: Option<Instant>,
 }
 
 fn bot_state(level: BotLevel, think_ms: u32) -> BotState {
@@ -201,15 +261,23 @@ fn err(code: ErrorCode, message: &'static str) -> ClientError {
 pub(crate) fn create(
     shared: &Arc<Shared>,
     id: Arc<str>,
+    live: LiveStatus,
     options: TableOptions,
     conn: Conn,
     req_id: Option<u64>,
     at: std::time::Instant,
 ) -> TableHandle {
     let seq = shared.store.next_table_seq();
-    let table = Table::new(Arc::clone(shared), seq, Arc::clone(&id), options, now_ms());
+    let table = Table::new(
+        Arc::clone(shared),
+        seq,
+        Arc::clone(&id),
+        live.clone(),
+        options,
+        now_ms(),
+    );
     let (tx, rx) = mpsc::channel(QUEUE);
-    let handle = TableHandle { tx };
+    let handle = TableHandle { tx, live };
     shared.register_table(&id, handle.clone());
     shared.metrics.tables_created.fetch_add(1, Relaxed);
     shared.tasks.spawn(table.run_new(rx, conn, req_id, at));
@@ -224,10 +292,12 @@ pub(crate) fn recover(
     accounts: ByPlayer<Option<Arc<Account>>>,
 ) {
     let row = saved.row;
+    let live = LiveStatus::new(row.status);
     let mut table = Table::new(
         Arc::clone(shared),
         row.seq,
         Arc::clone(&row.id),
+        live.clone(),
         row.options,
         row.created_ms,
     );
@@ -244,7 +314,7 @@ pub(crate) fn recover(
                 .map(|b| Seat::Bot(bot_state(b.level, b.think_ms)))
         } else {
             accounts[p].clone().map(|account| {
-                account.try_add_table(&row.id, usize::MAX);
+                account.try_add_table(&row.id, &live, usize::MAX);
                 Seat::Human(Human {
                     account,
                     grace_until: Some(grace),
@@ -255,8 +325,20 @@ pub(crate) fn recover(
     }
     if let Some(saved_game) = saved.game {
         table.game = saved_game.game;
+        for (seat, req, cell) in saved_game.accepted {
+            let ply = table.game.moves().iter().position(|&m| m == cell);
+            if let Some(ply) = ply.and_then(|p| u32::try_from(p + 1).ok()) {
+                table.accepted.push_back(Accepted {
+                    seat,
+                    req,
+                    cell,
+                    game_id: Arc::clone(&saved_game.id),
+                    ply,
+                    conn: 0,
+                });
+            }
+        }
         table.game_id = Some((saved_game.id, saved_game.seq));
-        table.accepted = saved_game.accepted;
     }
     if table.status == TableStatus::InProgress && table.game.is_over() {
         table.status = TableStatus::RoundOver;
@@ -264,8 +346,9 @@ pub(crate) fn recover(
     table.close_at = Some(grace);
     table.arm_turn(now);
     table.lobby_dirty = true;
+    table.live.set(table.status);
     let (tx, rx) = mpsc::channel(QUEUE);
-    shared.register_table(&row.id, TableHandle { tx });
+    shared.register_table(&row.id, TableHandle { tx, live });
     shared.tasks.spawn(table.run(rx));
 }
 
@@ -274,6 +357,7 @@ impl Table {
         shared: Arc<Shared>,
         seq: i64,
         id: Arc<str>,
+        live: LiveStatus,
         options: TableOptions,
         created_ms: i64,
     ) -> Table {
@@ -292,12 +376,14 @@ impl Table {
             game_id: None,
             scores: Scoreboard::default(),
             created_ms,
-            accepted: Vec::with_capacity(9),
+            accepted: std::collections::VecDeque::with_capacity(REMEMBERED_MOVES),
             move_deadline: None,
             bot_due: None,
             close_at: None,
             rng: oxo_core::Rng::new(seed()),
             lobby_dirty: false,
+            live,
+            spectators_due: None,
         }
     }
 
@@ -315,6 +401,7 @@ impl Table {
             }
             Err(e) => {
                 self.reply_err(&conn, req_id, e);
+                self.drain(rx).await;
                 return;
             }
         }
@@ -351,6 +438,23 @@ impl Table {
                 break;
             }
         }
+        self.drain(rx).await;
+    }
+
+    /// The actor is stopping: every request still queued gets its reply
+    /// (every request is answered, and its connection waits for it).
+    async fn drain(&mut self, mut rx: mpsc::Receiver<TableCmd>) {
+        rx.close();
+        let e = if self.shared.shutdown.is_cancelled() && self.status != TableStatus::Closed {
+            ClientError::shutting_down()
+        } else {
+            ClientError::no_such_table()
+        };
+        while let Some(cmd) = rx.recv().await {
+            if let TableCmd::Request { conn, id, .. } = cmd {
+                self.reply_err(&conn, id, e.clone());
+            }
+        }
     }
 
     fn next_deadline(&self) -> Option<Instant> {
@@ -360,11 +464,16 @@ impl Table {
                 .and_then(Seat::human)
                 .and_then(|h| h.grace_until)
         });
-        [self.move_deadline, self.bot_due, self.close_at]
-            .into_iter()
-            .flatten()
-            .chain(graces)
-            .min()
+        [
+            self.move_deadline,
+            self.bot_due,
+            self.close_at,
+            self.spectators_due,
+        ]
+        .into_iter()
+        .flatten()
+        .chain(graces)
+        .min()
     }
 
     /// Runs every timer that is due, most urgent kinds first.
@@ -405,6 +514,8 @@ impl Table {
                         p
                     };
                     self.decide(loser, WinReason::Dropped).await;
+                } else if self.status == TableStatus::RoundOver {
+                    self.walk_away(p).await;
                 } else {
                     self.broadcast();
                 }
@@ -413,6 +524,10 @@ impl Table {
             if self.close_at.is_some_and(|t| t <= now) {
                 self.close_at = None;
                 self.close().await;
+                continue;
+            }
+            if self.spectators_due.is_some_and(|t| t <= now) {
+                self.broadcast();
             }
             return;
         }
@@ -420,22 +535,24 @@ impl Table {
 
     async fn handle(&mut self, cmd: TableCmd) {
         match cmd {
-            TableCmd::Request { conn, id, req, at } => {
-                let is_move = matches!(req, TableReq::Move(_));
-                match self.request(&conn, id, req).await {
-                    Ok(()) => {
-                        self.reply_ok(&conn, id);
-                        if is_move {
-                            self.shared.metrics.move_latency.observe(at.elapsed());
-                        }
-                    }
-                    Err(e) => self.reply_err(&conn, id, e),
+            TableCmd::Request { conn, id, req, at } => match self.request(&conn, id, req).await {
+                Ok(Reply::Done) => self.reply_ok(&conn, id),
+                Ok(Reply::Moved { game_id, ply }) => {
+                    self.live.set(self.status);
+                    conn.outbox.reply(&ServerMsg::Ok {
+                        id,
+                        table_id: Some(self.id.to_string()),
+                        game_id: Some(game_id.to_string()),
+                        ply: Some(ply),
+                    });
+                    self.shared.metrics.move_latency.observe(at.elapsed());
                 }
-            }
+                Err(e) => self.reply_err(&conn, id, e),
+            },
             TableCmd::Attach(conn) => {
                 if self.status != TableStatus::Closed {
-                    self.attach(conn);
-                    self.broadcast();
+                    let attached = self.attach(conn.clone());
+                    self.show_attached(&conn, attached);
                 }
             }
             TableCmd::Detach(conn_id) => self.detach(conn_id),
@@ -447,16 +564,46 @@ impl Table {
     }
 
     fn reply_ok(&self, conn: &Conn, id: Option<u64>) {
-        conn.outbox.send_msg(&ServerMsg::Ok {
-            id,
-            table_id: Some(self.id.to_string()),
-        });
+        self.live.set(self.status);
+        conn.outbox
+            .reply(&ServerMsg::ok(id, Some(self.id.to_string())));
     }
 
     fn reply_err(&self, conn: &Conn, id: Option<u64>, e: ClientError) {
+        self.live.set(self.status);
         self.shared.metrics.refused(e.code);
         conn.outbox
-            .send_msg(&ServerMsg::error(id, e.code, e.message.into_owned()));
+            .reply(&ServerMsg::error(id, e.code, e.message.into_owned()));
+    }
+
+    /// Sends the state to `conn` alone.
+    fn send_state(&self, conn: &Conn) {
+        conn.outbox.send_msg(&ServerMsg::Table {
+            table: self.state(),
+        });
+    }
+
+    /// After attaching `conn`: everyone hears of a player who is back; a
+    /// new spectator is counted in a later broadcast; the requester gets
+    /// the state now.
+    fn show_attached(&mut self, conn: &Conn, attached: Attached) {
+        match attached {
+            Attached::Reconnected => self.broadcast(),
+            Attached::Member => {
+                self.spectators_changed();
+                self.send_state(conn);
+            }
+            Attached::Already => self.send_state(conn),
+        }
+    }
+
+    /// The number of spectators changed: it goes out with the next state,
+    /// at the latest after [`SPECTATORS_DEBOUNCE`].
+    fn spectators_changed(&mut self) {
+        self.lobby_dirty = true;
+        if self.spectators_due.is_none() {
+            self.spectators_due = Some(Instant::now() + SPECTATORS_DEBOUNCE);
+        }
     }
 
     async fn request(
@@ -464,27 +611,32 @@ impl Table {
         conn: &Conn,
         id: Option<u64>,
         req: TableReq,
-    ) -> Result<(), ClientError> {
+    ) -> Result<Reply, ClientError> {
         if self.status == TableStatus::Closed {
             return Err(ClientError::no_such_table());
         }
         match req {
-            TableReq::Join(seat) => self.join(conn, seat).await,
+            TableReq::Join(seat) => self.join(conn, seat).await.map(|()| Reply::Done),
             TableReq::Watch => {
-                self.attach(conn.clone());
-                self.broadcast();
-                Ok(())
+                let attached = self.attach(conn.clone());
+                self.show_attached(conn, attached);
+                Ok(Reply::Done)
             }
-            TableReq::Leave => self.leave(conn).await,
-            TableReq::Move(cell) => self.play(conn, id, cell).await,
-            TableReq::Forfeit => self.forfeit(conn).await,
-            TableReq::Rematch => self.rematch(conn).await,
-            TableReq::Chat(text) => self.chat(conn, text),
+            TableReq::Leave => self.leave(conn).await.map(|()| Reply::Done),
+            TableReq::Move(cell, game_id) => self.play(conn, id, cell, game_id).await,
+            TableReq::Forfeit => self.forfeit(conn).await.map(|()| Reply::Done),
+            TableReq::Rematch => self.rematch(conn).await.map(|()| Reply::Done),
+            TableReq::Chat(text) => self.chat(conn, text).map(|()| Reply::Done),
             TableReq::Sync => {
-                conn.outbox.send_msg(&ServerMsg::Table {
-                    table: self.state(),
-                });
-                Ok(())
+                let held = self.seats_of(&conn.account);
+                if !held.x && !held.o && !self.is_member(conn.id()) {
+                    return Err(err(
+                        ErrorCode::NotSeated,
+                        "Join or watch the table to see its state",
+                    ));
+                }
+                self.send_state(conn);
+                Ok(Reply::Done)
             }
         }
     }
@@ -557,11 +709,16 @@ impl Table {
 
     /// Attaches a connection (idempotent); a seated player is connected
     /// again and keeps the seat.
-    fn attach(&mut self, conn: Conn) {
+    fn attach(&mut self, conn: Conn) -> Attached {
+        if self.is_member(conn.id()) {
+            return Attached::Already;
+        }
         let account = Arc::clone(&conn.account);
-        if !self.members.iter().any(|m| m.id() == conn.id()) {
-            self.members.push(conn);
-            self.lobby_dirty = true;
+        let held = self.seats_of(&account);
+        let was_connected = self.is_connected(&account);
+        self.members.push(conn);
+        if !held.x && !held.o {
+            return Attached::Member;
         }
         for p in Player::ALL {
             if let Some(Seat::Human(h)) = &mut self.seats[p] {
@@ -571,6 +728,16 @@ impl Table {
                 }
             }
         }
+        if was_connected {
+            Attached::Already
+        } else {
+            self.lobby_dirty = true;
+            Attached::Reconnected
+        }
+    }
+
+    fn is_member(&self, conn_id: u64) -> bool {
+        self.members.iter().any(|m| m.id() == conn_id)
     }
 
     /// A connection closed: a seated player who has no other connection
@@ -580,10 +747,15 @@ impl Table {
             return;
         };
         let conn = self.members.swap_remove(i);
-        self.lobby_dirty = true;
         if self.status == TableStatus::Closed {
             return;
         }
+        let held = self.seats_of(&conn.account);
+        if !held.x && !held.o {
+            self.spectators_changed();
+            return;
+        }
+        self.lobby_dirty = true;
         let grace = Instant::now() + self.shared.config.reconnect_grace;
         if !self.is_connected(&conn.account) {
             for p in Player::ALL {
@@ -652,8 +824,8 @@ impl Table {
                 }
             }
             // Already seated: re-attach this connection.
-            self.attach(conn.clone());
-            self.broadcast();
+            let attached = self.attach(conn.clone());
+            self.show_attached(conn, attached);
             return Ok(());
         }
         let seat = match wanted {
@@ -666,13 +838,8 @@ impl Table {
                 .ok_or_else(|| err(ErrorCode::TableFull, "Both seats are taken"))?,
         };
         let max = self.shared.config.max_tables_per_player;
-        if !conn.account.try_add_table(&self.id, max) {
-            return Err(ClientError::new(
-                ErrorCode::TooManyTables,
-                format!(
-                    "You already hold seats at {max} tables, the most allowed; leave one first"
-                ),
-            ));
+        if !conn.account.try_add_table(&self.id, &self.live, max) {
+            return Err(ClientError::too_many_seats(max));
         }
         self.seats[seat] = Some(Seat::Human(Human {
             account: Arc::clone(&conn.account),
@@ -699,13 +866,44 @@ impl Table {
             if self.members.len() == before {
                 return Err(err(ErrorCode::NotSeated, "You are not at this table"));
             }
-            self.lobby_dirty = true;
-            conn.outbox.send_msg(&ServerMsg::Table {
-                table: self.state(),
-            });
-            self.broadcast();
+            self.spectators_changed();
+            self.send_state(conn);
             return Ok(());
         }
+        self.vacate(&Arc::clone(&conn.account), held).await?;
+        self.send_state(conn);
+        self.broadcast();
+        if self.status == TableStatus::Closed {
+            self.finish_close();
+        }
+        Ok(())
+    }
+
+    /// A player who walked away from a finished round (no connection back
+    /// within the grace period) gives up the seat, as if they had left.
+    async fn walk_away(&mut self, seat: Player) {
+        let Some(Seat::Human(h)) = &self.seats[seat] else {
+            return;
+        };
+        let account = Arc::clone(&h.account);
+        let held = self.seats_of(&account);
+        if self.vacate(&account, held).await.is_err() {
+            return;
+        }
+        self.broadcast();
+        if self.status == TableStatus::Closed {
+            self.finish_close();
+        }
+    }
+
+    /// Frees the seats `held` by `account` (forfeiting a round in
+    /// progress), durably; the table waits for a new opponent, or closes if
+    /// no human is left. The caller tells everyone.
+    async fn vacate(
+        &mut self,
+        account: &Arc<Account>,
+        held: ByPlayer<bool>,
+    ) -> Result<(), ClientError> {
         let mut writes = Vec::with_capacity(3);
         if self.status == TableStatus::InProgress {
             let loser = if held.x && held.o {
@@ -727,8 +925,8 @@ impl Table {
                 self.seats[p] = None;
             }
         }
-        conn.account.remove_table(&self.id);
-        self.members.retain(|m| m.account.id != conn.account.id);
+        account.remove_table(&self.id);
+        self.members.retain(|m| m.account.id != account.id);
         self.clear_timers();
         if self.has_humans() {
             self.status = TableStatus::Waiting;
@@ -746,13 +944,6 @@ impl Table {
         writes.push(Write::Table(Box::new(self.row())));
         self.persist_or_abort(writes).await?;
         self.lobby_dirty = true;
-        conn.outbox.send_msg(&ServerMsg::Table {
-            table: self.state(),
-        });
-        self.broadcast();
-        if self.status == TableStatus::Closed {
-            self.finish_close();
-        }
         Ok(())
     }
 
@@ -761,16 +952,32 @@ impl Table {
         conn: &Conn,
         id: Option<u64>,
         cell: Square,
-    ) -> Result<(), ClientError> {
+        game_id: Option<String>,
+    ) -> Result<Reply, ClientError> {
         let held = self.require_seat(&conn.account)?;
         if let Some(id) = id {
-            if self
-                .accepted
-                .iter()
-                .any(|&(p, r, sq)| held[p] && r == id && sq == cell)
-            {
-                // A retry of a move already applied: acknowledge it again.
-                return Ok(());
+            if let Some(a) = self.accepted.iter().find(|a| {
+                held[a.seat]
+                    && a.req == id
+                    && a.cell == cell
+                    && self.is_retry(a, conn.id(), game_id.as_deref())
+            }) {
+                // A retry of a move already applied: acknowledged again as
+                // the move it was, in the round it was played in.
+                return Ok(Reply::Moved {
+                    game_id: Arc::clone(&a.game_id),
+                    ply: a.ply,
+                });
+            }
+        }
+        if let Some(meant) = game_id {
+            if self.game_id.as_ref().is_none_or(|(g, _)| **g != *meant) {
+                return Err(ClientError::new(
+                    ErrorCode::GameOver,
+                    format!(
+                        "The move was meant for game {meant:.40}, which is over; it was not applied"
+                    ),
+                ));
             }
         }
         self.require_in_progress()?;
@@ -780,7 +987,19 @@ impl Table {
         if !held[mover] {
             return Err(err(ErrorCode::NotYourTurn, "Not your turn"));
         }
-        self.apply_move(mover, cell, id).await
+        self.apply_move(mover, cell, id, conn.id()).await
+    }
+
+    /// Whether a move with the same seat, request id and cell as the
+    /// accepted move `a` is a retry of it: in the same round; or naming
+    /// `a`'s round in `game_id`; or on the same connection (whose ids the
+    /// client numbers uniquely). A request id alone cannot tell a late
+    /// retry from a new move on another connection whose client numbers
+    /// its requests afresh, so such a move is judged as new: clients that
+    /// retry across rounds say which round they meant (`game_id`).
+    fn is_retry(&self, a: &Accepted, conn: u64, meant: Option<&str>) -> bool {
+        let current = self.game_id.as_ref().is_some_and(|(g, _)| *g == a.game_id);
+        current || meant == Some(&*a.game_id) || (a.conn != 0 && a.conn == conn)
     }
 
     /// Plays `cell` for `mover` (checked to be on turn), durably, then tells
@@ -790,7 +1009,8 @@ impl Table {
         mover: Player,
         cell: Square,
         id: Option<u64>,
-    ) -> Result<(), ClientError> {
+        conn: u64,
+    ) -> Result<Reply, ClientError> {
         let outcome = match self.game.play(cell) {
             Ok(outcome) => outcome,
             Err(MoveError::Occupied { square, .. }) => {
@@ -802,11 +1022,10 @@ impl Table {
             Err(MoveError::GameOver) => return Err(err(ErrorCode::GameOver, "The round is over")),
             Err(e) => return Err(ClientError::bad_request(e.to_string())),
         };
-        let game = self
+        let (game_id, game) = self
             .game_id
-            .as_ref()
-            .expect("a round in progress has a game id")
-            .1;
+            .clone()
+            .expect("a round in progress has a game id");
         let ply = u32::try_from(self.game.moves().len()).expect("at most 9 moves");
         let mut writes = Vec::with_capacity(3);
         writes.push(Write::Move {
@@ -831,15 +1050,25 @@ impl Table {
             }
             return Err(ClientError::internal());
         }
-        if let Some(id) = id {
-            self.accepted.push((mover, id, cell));
+        if let Some(req) = id {
+            if self.accepted.len() == REMEMBERED_MOVES {
+                self.accepted.pop_front();
+            }
+            self.accepted.push_back(Accepted {
+                seat: mover,
+                req,
+                cell,
+                game_id: Arc::clone(&game_id),
+                ply,
+                conn,
+            });
         }
         self.shared.metrics.moves.fetch_add(1, Relaxed);
         if outcome.is_none() {
             self.arm_turn(Instant::now());
         }
         self.broadcast();
-        Ok(())
+        Ok(Reply::Moved { game_id, ply })
     }
 
     async fn bot_move(&mut self) {
@@ -856,7 +1085,7 @@ impl Table {
         let Some(cell) = bot.bot.choose(&position) else {
             return;
         };
-        if let Err(e) = self.apply_move(mover, cell, None).await {
+        if let Err(e) = self.apply_move(mover, cell, None, 0).await {
             tracing::error!(table = %self.id, error = %e, "bot move failed");
             // Try again shortly rather than stalling the game.
             self.bot_due = Some(Instant::now() + Duration::from_millis(500));
@@ -990,7 +1219,6 @@ impl Table {
         let game_id = new_game_id(game_seq);
         self.game_id = Some((Arc::clone(&game_id), game_seq));
         self.status = TableStatus::InProgress;
-        self.accepted.clear();
         for p in Player::ALL {
             if let Some(Seat::Human(h)) = &mut self.seats[p] {
                 h.wants_rematch = false;
@@ -1078,6 +1306,7 @@ impl Table {
 
     fn mark_closed(&mut self) {
         self.status = TableStatus::Closed;
+        self.live.set(self.status);
         self.clear_timers();
         self.lobby_dirty = true;
     }
@@ -1242,6 +1471,8 @@ impl Table {
 
     /// Sends the state to every member (serialized once).
     fn broadcast(&mut self) {
+        self.live.set(self.status);
+        self.spectators_due = None;
         if !self.members.is_empty() {
             let frame = encode(&ServerMsg::Table {
                 table: self.state(),

@@ -33,6 +33,8 @@ pub struct Server {
 pub fn config() -> Config {
     Config {
         reconnect_grace: Duration::from_secs(30),
+        // Tests make hundreds of players from one address.
+        new_players: oxo_server::RateLimit::UNLIMITED,
         ..Config::in_memory()
     }
 }
@@ -151,6 +153,18 @@ impl Server {
             body.to_owned()
         };
         (status, head.to_owned(), body)
+    }
+
+    /// One sample from `/metrics`, by name and labels, e.g.
+    /// `oxo_closes_total{code="1008"}`; `None` if the server has no such
+    /// series.
+    pub async fn metric(&self, series: &str) -> Option<u64> {
+        let (status, text) = self.get("/metrics").await;
+        assert_eq!(status, 200);
+        let needle = format!("{series} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(needle.as_str()))
+            .and_then(|n| n.parse().ok())
     }
 
     pub async fn get_json(&self, path: &str) -> (u16, Value) {

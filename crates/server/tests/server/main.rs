@@ -16,3 +16,4 @@ mod properties;
 mod reconnect;
 mod refusals;
 mod restart;
+mod trust;

@@ -1,0 +1,409 @@
+//! One WebSocket connection on the wire: the upgrade, the reader and writer
+//! tasks, and how the connection ends.
+//!
+//! Each connection is two tasks. The reader hands text frames to its
+//! [`Session`], which enforces the limits and forwards table requests to the
+//! table's actor; the actor replies straight into the connection's
+//! [`Outbox`]. The writer drains the outbox into the socket, batching
+//! whatever is queued into one flush, pings on a timer, and sends the close
+//! frame.
+//!
+//! # Replies in order, and the close handshake
+//!
+//! Before it reads the next frame, the reader waits until every reply owed
+//! is queued and handed to the socket ([`Outbox::flushed`]). So replies
+//! leave in the order the requests came, and a client that sends requests
+//! and then a close frame gets every reply before the server's answering
+//! close frame (once the WebSocket layer has read a close frame it sends
+//! nothing but that answer).
+//!
+//! # Clients that stop reading
+//!
+//! Nothing a client does can make a writer wait for long: every write to
+//! the socket has a deadline ([`Config::write_timeout`]); the outbox is
+//! bounded in frames and bytes ([`Config::send_queue`],
+//! [`Config::send_queue_bytes`]); the WebSocket layer's own buffer is capped;
+//! and the kernel's send buffer is set small by the accept loop. A client
+//! that passes any of these is closed as too slow (1008).
+//!
+//! [`Config::write_timeout`]: crate::Config::write_timeout
+//! [`Config::send_queue`]: crate::Config::send_queue
+//! [`Config::send_queue_bytes`]: crate::Config::send_queue_bytes
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use axum::Extension;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{Sink, SinkExt, StreamExt};
+use oxo_protocol::{ErrorCode, ServerMsg};
+use tokio::sync::mpsc;
+
+use crate::conn::{Outbox, close, encode};
+use crate::session::{Flow, Session};
+use crate::state::{AppState, Shared};
+
+/// Per-connection WebSocket buffers (see [`upgrade`]).
+const READ_BUFFER: usize = 1024;
+const WRITE_BUFFER: usize = 16 * 1024;
+const MAX_WRITE_BUFFER: usize = 128 * 1024;
+/// How long the answer to a client's close, or our own close frame, may
+/// take to leave before the connection is simply dropped.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The longest the reader waits for replies before reading on: a bound on
+/// a stall that should not happen (every request is answered, and a client
+/// that does not read is closed by the writer's deadline first).
+const REPLY_WAIT: Duration = Duration::from_secs(10);
+
+/// Holds one of the server's connection slots; frees it when dropped.
+#[derive(Debug)]
+struct Slot(Arc<Shared>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.metrics.connections.fetch_sub(1, Relaxed);
+    }
+}
+
+/// `GET /ws`: upgrades to a WebSocket unless the server is full or closing.
+pub(crate) async fn upgrade(
+    State(state): State<AppState>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let shared = state.shared;
+    if shared.shutdown.is_cancelled() {
+        return refuse_upgrade("The server is shutting down");
+    }
+    let open = shared.metrics.connections.fetch_add(1, Relaxed);
+    let slot = Slot(Arc::clone(&shared));
+    if open >= shared.config.max_connections as u64 {
+        shared.metrics.connections_refused.fetch_add(1, Relaxed);
+        drop(slot);
+        // A browser cannot read the body of a refused upgrade, so accept it
+        // and say why before closing (1013, try again later).
+        return ws.on_upgrade(|mut socket| async move {
+            let refusal = encode(&ServerMsg::error(
+                None,
+                ErrorCode::ServerFull,
+                "The server is full; try again later",
+            ));
+            let _ = socket.send(Message::Text(refusal)).await;
+            let frame = CloseFrame {
+                code: close::TRY_AGAIN,
+                reason: Utf8Bytes::from_static("server full"),
+            };
+            let _ = socket.send(Message::Close(Some(frame))).await;
+        });
+    }
+    // The transport limit is well above the protocol's, so that a frame that
+    // is merely too big is refused with a clear close reason by the session.
+    let hard_limit = shared
+        .config
+        .max_frame_bytes
+        .saturating_mul(4)
+        .max(16 * 1024);
+    let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
+    // Buffers sized for many small frames on many mostly idle connections:
+    // requests are a few hundred bytes, so a 1 KiB read buffer (allocated
+    // up front for every connection) is one read per frame; the write
+    // buffer is only grown as frames are queued, and gathers a burst into
+    // one send of up to 16 KiB. The cap bounds what one slow client can
+    // pin beyond its outbox (the connection fails rather than grows).
+    ws.max_message_size(hard_limit)
+        .max_frame_size(hard_limit)
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_BUFFER)
+        .max_write_buffer_size(MAX_WRITE_BUFFER)
+        .on_upgrade(move |socket| {
+            let tasks = shared.tasks.clone();
+            tasks.track_future(serve(shared, socket, peer, slot))
+        })
+}
+
+fn refuse_upgrade(message: &str) -> Response {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        axum::Json(oxo_protocol::ApiError {
+            error: message.to_owned(),
+        }),
+    )
+        .into_response()
+}
+
+/// How the client's side of the connection ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// The client sent a close frame.
+    CloseFrame,
+    /// The TCP connection ended (or was reset) without a close frame.
+    Dropped,
+    /// The server ended it (a limit, shutdown, idle): see the outbox's
+    /// close frame.
+    Server,
+}
+
+async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>, _slot: Slot) {
+    shared.metrics.connections_total.fetch_add(1, Relaxed);
+    let id = shared.next_conn.fetch_add(1, Relaxed);
+    let (outbox, rx) = Outbox::new(
+        id,
+        shared.config.send_queue,
+        shared.config.send_queue_bytes,
+        &shared.shutdown,
+    );
+    let (sink, stream) = socket.split();
+    let (ended_tx, ended_rx) = tokio::sync::oneshot::channel();
+    let writer = tokio::spawn(write_loop(
+        sink,
+        rx,
+        Arc::clone(&outbox),
+        Arc::clone(&shared),
+        ended_rx,
+    ));
+    let mut session = Session::new(Arc::clone(&shared), Arc::clone(&outbox), peer);
+    let mut stream = stream;
+    let end = read_loop(&mut session, &outbox, &shared, &mut stream).await;
+    let _ = ended_tx.send(end);
+    match end {
+        End::CloseFrame => shared.metrics.disconnect(true),
+        End::Dropped => shared.metrics.disconnect(false),
+        End::Server => {}
+    }
+    session.finish().await;
+    outbox.close(close::NORMAL, "");
+    let _ = writer.await;
+    if end == End::Server {
+        // Read (and drop) what the client still sends until it answers our
+        // close frame: closing a socket with unread data resets the
+        // connection, and the client could lose the close frame and the
+        // reason in it.
+        let answered = async {
+            while let Some(Ok(msg)) = stream.next().await {
+                if matches!(msg, Message::Close(_)) {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(CLOSE_TIMEOUT, answered).await;
+    }
+}
+
+/// Reads frames until the connection ends; returns how.
+async fn read_loop(
+    session: &mut Session,
+    outbox: &Outbox,
+    shared: &Shared,
+    stream: &mut SplitStream<WebSocket>,
+) -> End {
+    let idle = shared.config.idle_timeout;
+    // The closing token fires on shutdown too (see `Outbox::closing`).
+    // Both futures live across frames: re-creating them per frame would
+    // register a waiter and a timer for every message. The idle timer
+    // is re-armed lazily: a frame only notes the time, and when the
+    // timer fires early it is pushed back to the last frame + `idle`.
+    let closing = outbox.closing().clone().cancelled_owned();
+    tokio::pin!(closing);
+    let mut last_frame = tokio::time::Instant::now();
+    let idle_timer = tokio::time::sleep_until(last_frame + idle);
+    tokio::pin!(idle_timer);
+    loop {
+        // Replies first (see the module's docs). The writer's deadline
+        // bounds this wait: a client that does not read is closed.
+        tokio::select! {
+            biased;
+            () = &mut closing => return End::Server,
+            _ = tokio::time::timeout(REPLY_WAIT, outbox.flushed()) => {}
+        }
+        let msg = tokio::select! {
+            biased;
+            () = &mut closing => return End::Server,
+            () = &mut idle_timer => {
+                let due = last_frame + idle;
+                if tokio::time::Instant::now() < due {
+                    idle_timer.as_mut().reset(due);
+                    continue;
+                }
+                outbox.close(close::GOING_AWAY, "idle timeout");
+                return End::Server;
+            }
+            msg = stream.next() => msg,
+        };
+        last_frame = tokio::time::Instant::now();
+        let flow = match msg {
+            None => return End::Dropped,
+            Some(Ok(Message::Close(_))) => return End::CloseFrame,
+            Some(Err(e)) => match close::for_read_error(&e) {
+                None => return End::Dropped,
+                Some(code) => {
+                    tracing::debug!(conn = outbox.id, error = %e, "websocket read failed");
+                    outbox.close(code, format!("protocol error: {e}"));
+                    return End::Server;
+                }
+            },
+            Some(Ok(Message::Text(text))) => session.on_text(text.as_str()).await,
+            Some(Ok(Message::Binary(_))) => {
+                outbox.close(
+                    close::UNSUPPORTED,
+                    "binary frames are not supported: send JSON text frames",
+                );
+                return End::Server;
+            }
+            // The WebSocket layer answers pings by itself; they and pongs
+            // still count against the rate limit (every frame counts).
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => session.on_control_frame(),
+        };
+        if flow == Flow::Close {
+            return End::Server;
+        }
+    }
+}
+
+/// Runs one write with the stall deadline; `false` if the socket failed or
+/// made no progress in time (then the connection is closed as too slow).
+async fn write<F>(outbox: &Outbox, shared: &Shared, op: F) -> bool
+where
+    F: std::future::Future<Output = Result<(), axum::Error>>,
+{
+    match tokio::time::timeout(shared.config.write_timeout, op).await {
+        Ok(Ok(())) => true,
+        Ok(Err(_)) => false,
+        Err(_) => {
+            outbox.close(close::POLICY, "too slow: the client is not reading");
+            shared.metrics.closed(close::POLICY);
+            false
+        }
+    }
+}
+
+/// Drains the outbox into the socket; pings; ends the connection.
+async fn write_loop(
+    mut sink: SplitSink<WebSocket, Message>,
+    mut rx: mpsc::Receiver<Utf8Bytes>,
+    outbox: Arc<Outbox>,
+    shared: Arc<Shared>,
+    ended: tokio::sync::oneshot::Receiver<End>,
+) {
+    let every = shared.config.ping_interval;
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Made once, not per frame: a fresh `cancelled()` future registers
+    // with the token's waiter list every time it is polled first.
+    let closing = outbox.closing().clone().cancelled_owned();
+    tokio::pin!(closing);
+    loop {
+        tokio::select! {
+            biased;
+            () = &mut closing => {
+                let end = ended.await.unwrap_or(End::Server);
+                finish(&mut sink, &mut rx, &outbox, &shared, end).await;
+                break;
+            }
+            frame = rx.recv() => {
+                let Some(frame) = frame else { break };
+                if !feed_batch(&mut sink, &mut rx, &outbox, &shared, frame).await
+                    || !write(&outbox, &shared, sink.flush()).await
+                {
+                    break;
+                }
+            }
+            _ = ping.tick() => {
+                let ping = Message::Ping(axum::body::Bytes::new());
+                if !write(&outbox, &shared, sink.send(ping)).await {
+                    break;
+                }
+            }
+        }
+    }
+    // Tell the reader, if it is still going.
+    outbox.closing().cancel();
+}
+
+/// Feeds `first` and whatever else is queued, without flushing.
+async fn feed_batch(
+    sink: &mut SplitSink<WebSocket, Message>,
+    rx: &mut mpsc::Receiver<Utf8Bytes>,
+    outbox: &Outbox,
+    shared: &Shared,
+    first: Utf8Bytes,
+) -> bool {
+    let mut next = Some(first);
+    while let Some(frame) = next {
+        let len = frame.len();
+        let ok = write(outbox, shared, sink.feed(Message::Text(frame))).await;
+        outbox.taken(len);
+        if !ok {
+            return false;
+        }
+        next = rx.try_recv().ok();
+    }
+    true
+}
+
+/// Ends the connection: delivers what is queued and the close frame.
+async fn finish<S>(
+    sink: &mut S,
+    rx: &mut mpsc::Receiver<Utf8Bytes>,
+    outbox: &Outbox,
+    shared: &Shared,
+    end: End,
+) where
+    S: Sink<Message, Error = axum::Error> + Unpin,
+{
+    match end {
+        // Nobody to talk to.
+        End::Dropped => {}
+        // Everything the client asked for was handed to the socket before
+        // its close frame was read; flushing sends the answering close.
+        End::CloseFrame => {
+            let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.close()).await;
+        }
+        End::Server => {
+            // Deliver what is queued (e.g. the error that explains the
+            // close), then the close frame.
+            let deliver = async {
+                while let Ok(frame) = rx.try_recv() {
+                    let len = frame.len();
+                    let fed = sink.feed(Message::Text(frame)).await;
+                    outbox.taken(len);
+                    if fed.is_err() {
+                        return;
+                    }
+                }
+                if shared.shutdown.is_cancelled() {
+                    let bye = encode(&ServerMsg::Closing {
+                        reason: "The server is shutting down; reconnect with your token".into(),
+                    });
+                    let _ = sink.feed(Message::Text(bye)).await;
+                    let frame = CloseFrame {
+                        code: close::GOING_AWAY,
+                        reason: Utf8Bytes::from_static("server shutting down"),
+                    };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                } else if let Some((code, reason)) = outbox.close_frame() {
+                    shared.metrics.closed(code);
+                    let reason = Utf8Bytes::from(truncate(&reason, 120));
+                    let _ = sink
+                        .send(Message::Close(Some(CloseFrame { code, reason })))
+                        .await;
+                }
+            };
+            let _ = tokio::time::timeout(CLOSE_TIMEOUT, deliver).await;
+        }
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_owned()
+}
