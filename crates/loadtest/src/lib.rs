@@ -9,8 +9,9 @@
 //! stays constant. Connections open at a bounded rate; the measured window
 //! starts after set-up and a warm-up, and the run always ends by
 //! [`Config::hard_limit`]. The [`Report`] has moves/s, games/s, move round
-//! trip percentiles, refusals, errors by kind and, given the server's pid,
-//! its CPU and memory.
+//! trip percentiles, refusals, errors by kind, the host's TCP socket memory
+//! and, given the server's pid, its CPU and memory (resident set before,
+//! during and after the load).
 //!
 //! [`crash_test`] plays under load while killing the server with SIGKILL
 //! and restarting it on the same database, then checks that every
@@ -46,6 +47,7 @@ mod http;
 mod procstat;
 mod report;
 mod runner;
+mod sockstat;
 mod stats;
 
 pub use config::{Config, Target, parse_duration, resolve_target};
@@ -54,3 +56,4 @@ pub use error::Error;
 pub use procstat::ProcessStats;
 pub use report::{Latency, Report, Setup};
 pub use runner::{Phase, Progress, raise_open_files_limit, run};
+pub use sockstat::{TcpMemory, TcpSockstat};

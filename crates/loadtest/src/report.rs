@@ -8,6 +8,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::procstat::ProcessStats;
+use crate::sockstat::{TcpMemory, TcpSockstat};
 
 /// Everything a load run measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,6 +60,11 @@ pub struct Report {
     pub server: Option<ProcessStats>,
     /// The load tool's own CPU and memory.
     pub client: Option<ProcessStats>,
+    /// The host's TCP sockets and their kernel memory
+    /// (`/proc/net/sockstat`) at the start, the end of the window, and after
+    /// closing.
+    #[serde(default)]
+    pub tcp: Option<TcpMemory>,
     /// The open-files limit the tool ran with.
     pub open_files_limit: u64,
     /// Anything that makes the figures less trustworthy.
@@ -131,6 +137,20 @@ impl Report {
     pub fn from_json(json: &str) -> Result<Report, serde_json::Error> {
         serde_json::from_str(json)
     }
+}
+
+/// A process's resident set at the start, the end of the window and after
+/// closing, and its peak: `start 12.0 MiB, end 40.5 MiB, closed 38.2 MiB,
+/// peak 41.0 MiB` (`-` where unread).
+fn rss_edges(p: &ProcessStats) -> String {
+    let or_dash = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.1} MiB"));
+    format!(
+        "start {}, end {:.1} MiB, closed {}, peak {:.1} MiB",
+        or_dash(p.rss_start_mib),
+        p.rss_mib,
+        or_dash(p.rss_after_close_mib),
+        p.peak_rss_mib
+    )
 }
 
 /// Microseconds as milliseconds with two decimals.
@@ -212,9 +232,28 @@ impl fmt::Display for Report {
             if let Some(p) = p {
                 writeln!(
                     f,
-                    "  {who:<10} CPU {:.0}%, RSS {:.1} MiB (peak {:.1} MiB), {} threads",
-                    p.cpu_percent, p.rss_mib, p.peak_rss_mib, p.threads
+                    "  {who:<10} CPU {:.0}%, {} threads; RSS {}",
+                    p.cpu_percent,
+                    p.threads,
+                    rss_edges(p)
                 )?;
+            }
+        }
+        if let Some(t) = &self.tcp {
+            let line = |s: &TcpSockstat| {
+                format!(
+                    "mem {} pages = {:.1} MiB; {} in use, {} orphans, {} time-wait",
+                    s.mem_pages,
+                    t.mib(s.mem_pages),
+                    s.inuse,
+                    s.orphan,
+                    s.tw
+                )
+            };
+            writeln!(f, "  host TCP   start  {}", line(&t.start))?;
+            writeln!(f, "             end    {}", line(&t.end))?;
+            if let Some(after) = &t.after_close {
+                writeln!(f, "             closed {}", line(after))?;
             }
         }
         for w in &self.warnings {

@@ -16,6 +16,7 @@ use crate::config::{Config, Target, resolve_target};
 use crate::game::{Ctx, player, run_game};
 use crate::procstat::{self, ProcessStats};
 use crate::report::{Latency, Report, Setup};
+use crate::sockstat::{self, TcpMemory};
 use crate::stats::Stats;
 
 /// Where a run is.
@@ -148,6 +149,12 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         ledger: None,
     });
 
+    // Before the load's connections open: the baseline.
+    let server_pid = config.server_pid.map(|p| p.to_string());
+    let server_run_start = server_pid.as_deref().and_then(|p| procstat::sample(p).ok());
+    let client_run_start = procstat::sample("self").ok();
+    let tcp_start = sockstat::sample();
+
     let mut tasks = JoinSet::new();
     let started = Instant::now();
     for i in 0..config.games {
@@ -190,7 +197,6 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     sleep_with_progress(Phase::Warmup, config.warmup, &mut ticker, &mut progress).await;
 
     // The window.
-    let server_pid = config.server_pid.map(|p| p.to_string());
     let server_start = server_pid.as_deref().map(procstat::sample);
     let client_start = procstat::sample("self").ok();
     let window_start = Instant::now();
@@ -200,6 +206,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     let window = window_start.elapsed().as_secs_f64();
     let server_end = server_pid.as_deref().map(procstat::sample);
     let client_end = procstat::sample("self").ok();
+    let tcp_end = sockstat::sample();
     let connections_open = stats.open.load(Relaxed);
 
     // Drain: no new requests; wait for the last replies, then abandon.
@@ -218,8 +225,25 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         }
     }
 
+    let server_after = server_pid.as_deref().and_then(|p| procstat::sample(p).ok());
+    let client_after = procstat::sample("self").ok();
+    let tcp = match (tcp_start, tcp_end) {
+        (Ok(start), Ok(end)) => Some(TcpMemory {
+            page_bytes: sockstat::page_bytes(),
+            start,
+            end,
+            after_close: sockstat::sample().ok(),
+        }),
+        (Err(e), _) | (_, Err(e)) => {
+            warnings.push(format!("cannot read /proc/net/sockstat: {e}"));
+            None
+        }
+    };
     let server = match (server_start, server_end) {
-        (Some(Ok(a)), Some(Ok(b))) => Some(ProcessStats::between(config.server_pid, a, b, window)),
+        (Some(Ok(a)), Some(Ok(b))) => Some(
+            ProcessStats::between(config.server_pid, a, b, window)
+                .with_run_edges(server_run_start, server_after),
+        ),
         (Some(Err(e)), _) | (_, Some(Err(e))) => {
             warnings.push(format!("cannot read the server's /proc entry: {e}"));
             None
@@ -227,7 +251,10 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         _ => None,
     };
     let client = match (client_start, client_end) {
-        (Some(a), Some(b)) => Some(ProcessStats::between(None, a, b, window)),
+        (Some(a), Some(b)) => Some(
+            ProcessStats::between(None, a, b, window)
+                .with_run_edges(client_run_start, client_after),
+        ),
         _ => None,
     };
     let moves = stats.moves.load(Relaxed);
@@ -258,6 +285,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         first_errors: stats.first_errors(),
         server,
         client,
+        tcp,
         open_files_limit,
         warnings,
     })
