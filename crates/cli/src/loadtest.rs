@@ -23,7 +23,8 @@ use oxo_loadtest::{Config, Progress, parse_duration};
     oxo loadtest --games 1000 --duration 30s --server-pid $(pgrep -n oxo)\n  \
     oxo loadtest --games 1000 --rate 30000 --duration 30s\n  \
     oxo loadtest --games 10000 --think-ms 1000 --duration 60s\n  \
-    oxo loadtest --idle 10000 --games 0 --duration 10s --json")]
+    oxo loadtest --idle 10000 --games 0 --duration 10s --json\n  \
+    oxo loadtest --games 0 --hello-cycles 100000 --duration 10m --server-pid PID")]
 pub(crate) struct LoadtestArgs {
     /// The server's WebSocket URL. Loopback only, unless --allow-remote.
     #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
@@ -61,6 +62,14 @@ pub(crate) struct LoadtestArgs {
     /// Extra connections that only say hello and stay idle (for memory).
     #[arg(long, default_value_t = 0)]
     idle: usize,
+    /// Hello cycles during the window: connect, hello as a new player
+    /// (no token), wait for welcome or a refusal, close. A run with only
+    /// hello cycles ends when they are done (or at --duration).
+    #[arg(long, default_value_t = 0)]
+    hello_cycles: u64,
+    /// Hello cycles run at once.
+    #[arg(long, default_value_t = 4)]
+    hello_concurrency: usize,
     /// The server's process id: report its CPU and peak memory.
     #[arg(long)]
     server_pid: Option<u32>,
@@ -94,6 +103,8 @@ pub(crate) fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         games: args.games,
         spectators: args.spectators,
         idle: args.idle,
+        hello_cycles: args.hello_cycles,
+        hello_concurrency: args.hello_concurrency,
         think: Duration::from_millis(args.think_ms),
         rate: args.rate,
         refusal_percent: args.refusals,
@@ -157,11 +168,13 @@ fn show(bar: &ProgressBar, p: &Progress) {
     bar.set_prefix(p.phase.as_str());
     bar.set_length(p.length.as_millis().max(1) as u64);
     bar.set_position(p.elapsed.as_millis().min(p.length.as_millis()) as u64);
-    let idle = if p.idle > 0 {
-        format!(" idle {}/{}", p.idle_ready, p.idle)
-    } else {
-        String::new()
-    };
+    let mut idle = String::new();
+    if p.idle > 0 {
+        idle.push_str(&format!(" idle {}/{}", p.idle_ready, p.idle));
+    }
+    if p.hello_cycles > 0 {
+        idle.push_str(&format!(" hello {}/{}", p.hello_done, p.hello_cycles));
+    }
     bar.set_message(format!(
         "games {}/{}{idle} conns {} moves {} ({:.0}/s) errors {}",
         p.games_ready, p.games, p.open, p.moves, p.moves_per_sec, p.errors

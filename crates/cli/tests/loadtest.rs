@@ -132,3 +132,80 @@ fn says_when_there_is_no_server() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot reach the server"), "{stderr}");
 }
+
+/// Runs `oxo loadtest` against `server` with `args` and reads its JSON
+/// report.
+fn loadtest_json(server: &Server, args: &[&str]) -> (oxo_loadtest::Report, bool, String) {
+    let out = Command::new(OXO)
+        .arg("loadtest")
+        .args(args)
+        .args(["--json", "--url", &format!("ws://{}/ws", server.addr)])
+        .args(["--server-pid", &server.child.id().to_string()])
+        .output()
+        .expect("run oxo loadtest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = oxo_loadtest::Report::from_json(stdout.trim())
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}): {stdout}\n{stderr}"));
+    (report, out.status.success(), stderr)
+}
+
+#[test]
+fn hello_cycles_alone_add_up_and_end_early() {
+    let server = Server::start("hello");
+    let started = Instant::now();
+    let (report, ok, stderr) = loadtest_json(
+        &server,
+        &[
+            "--games",
+            "0",
+            "--hello-cycles",
+            "200",
+            "--hello-concurrency",
+            "4",
+            "--duration",
+            "30s",
+            "--warmup",
+            "0s",
+        ],
+    );
+    assert!(ok, "{report:#?}\n{stderr}");
+    let h = report.hello_cycles.expect("a hello cycle report");
+    assert_eq!((h.requested, h.concurrency), (200, 4));
+    assert_eq!(h.done, 200, "{h:#?}");
+    assert_eq!(h.welcomes + h.refusals + h.failures, h.done, "{h:#?}");
+    assert_eq!(h.refusals, h.refusals_by_code.values().sum::<u64>());
+    assert_eq!(h.failures, h.failures_by_kind.values().sum::<u64>());
+    assert_eq!(h.failures, 0, "{h:#?}");
+    assert!(h.cycles_per_sec > 0.0, "{h:#?}");
+    assert_eq!(h.latency_us.samples, h.welcomes + h.refusals);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "a run of hello cycles alone ends when they are done"
+    );
+    let server_stats = report.server.expect("--server-pid reports the server");
+    assert!(server_stats.rss_start_mib.is_some_and(|m| m > 0.0));
+    assert!(server_stats.rss_after_close_mib.is_some_and(|m| m > 0.0));
+    assert!(report.tcp.is_some(), "/proc/net/sockstat is read on Linux");
+}
+
+#[test]
+fn rejects_bad_attack_arguments() {
+    for args in [
+        &["--games", "0"][..],
+        &["--hello-cycles", "10", "--hello-concurrency", "0"],
+        &["--hello-cycles", "-1"],
+        &["--duration", "1e20"],
+        &["--idle", "18446744073709551615"],
+    ] {
+        let out = Command::new(OXO)
+            .arg("loadtest")
+            .args(args)
+            .args(["--url", "ws://127.0.0.1:9/ws"])
+            .output()
+            .expect("run oxo loadtest");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

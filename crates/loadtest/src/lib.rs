@@ -13,6 +13,12 @@
 //! and, given the server's pid, its CPU and memory (resident set before,
 //! during and after the load).
 //!
+//! Alongside the games, a run can attack the server the way a careless or
+//! hostile client would, and report what the server did about it: hello
+//! cycles ([`Config::hello_cycles`]: connect, `hello` as a new player,
+//! close, over and over; see [`HelloCycleReport`]). With `games` zero the
+//! attacks run alone.
+//!
 //! [`crash_test`] plays under load while killing the server with SIGKILL
 //! and restarting it on the same database, then checks that every
 //! acknowledged move is stored, in order and legal.
@@ -43,6 +49,7 @@ mod config;
 mod crash;
 mod error;
 mod game;
+mod hellocycle;
 mod http;
 mod procstat;
 mod report;
@@ -50,9 +57,10 @@ mod runner;
 mod sockstat;
 mod stats;
 
-pub use config::{Config, Target, parse_duration, resolve_target};
+pub use config::{Config, MAX_CONNECTIONS, MAX_DURATION, Target, parse_duration, resolve_target};
 pub use crash::{CrashConfig, CrashReport, crash_test};
 pub use error::Error;
+pub use hellocycle::HelloCycleReport;
 pub use procstat::ProcessStats;
 pub use report::{Latency, Report, Setup};
 pub use runner::{Phase, Progress, raise_open_files_limit, run};

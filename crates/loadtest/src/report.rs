@@ -7,6 +7,7 @@ use std::fmt;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use crate::hellocycle::HelloCycleReport;
 use crate::procstat::ProcessStats;
 use crate::sockstat::{TcpMemory, TcpSockstat};
 
@@ -21,6 +22,9 @@ pub struct Report {
     pub spectators_per_game: usize,
     /// Idle connections asked for.
     pub idle: usize,
+    /// Hello cycles, if asked for.
+    #[serde(default)]
+    pub hello_cycles: Option<HelloCycleReport>,
     /// Mean think time before each move, in milliseconds.
     pub think_ms: u64,
     /// Offered moves per second (`--rate`), if paced.
@@ -180,6 +184,12 @@ impl fmt::Display for Report {
         if self.idle > 0 {
             load.push(format!("{} idle connections", self.idle));
         }
+        if let Some(h) = &self.hello_cycles {
+            load.push(format!(
+                "{} hello cycles, {} at once",
+                h.requested, h.concurrency
+            ));
+        }
         writeln!(f, "  load       {}", load.join("; "))?;
         writeln!(
             f,
@@ -220,6 +230,9 @@ impl fmt::Display for Report {
         }
         if self.spectators_per_game > 0 {
             writeln!(f, "  spectated  {} table events", self.spectator_events)?;
+        }
+        if let Some(h) = &self.hello_cycles {
+            write!(f, "{h}")?;
         }
         writeln!(f, "  errors     {}", self.errors)?;
         for (kind, n) in &self.errors_by_kind {

@@ -14,6 +14,7 @@ use crate::Error;
 use crate::client::Conn;
 use crate::config::{Config, Target, resolve_target};
 use crate::game::{Ctx, player, run_game};
+use crate::hellocycle::{self, Cycles, Tally};
 use crate::procstat::{self, ProcessStats};
 use crate::report::{Latency, Report, Setup};
 use crate::sockstat::{self, TcpMemory};
@@ -64,6 +65,10 @@ pub struct Progress {
     pub idle_ready: u64,
     /// Idle connections asked for.
     pub idle: u64,
+    /// Hello cycles done, of `hello_cycles`.
+    pub hello_done: u64,
+    /// Hello cycles asked for.
+    pub hello_cycles: u64,
     /// Connections open.
     pub open: u64,
     /// Moves accepted since the start.
@@ -95,25 +100,7 @@ pub fn raise_open_files_limit() -> std::io::Result<u64> {
 /// be reached at all, or arguments that make no sense. Trouble during the
 /// run is counted in the report instead.
 pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result<Report, Error> {
-    if config.games == 0 && config.idle == 0 {
-        return Err(Error::Config(
-            "nothing to do: give --games or --idle".into(),
-        ));
-    }
-    if !(0.0..=100.0).contains(&config.refusal_percent) {
-        return Err(Error::Config("--refusals is a percentage, 0 to 100".into()));
-    }
-    if config.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
-        return Err(Error::Config(
-            "--rate must be a positive number of moves per second".into(),
-        ));
-    }
-    if config.rate.is_some() && !config.think.is_zero() {
-        return Err(Error::Config("give --rate or --think-ms, not both".into()));
-    }
-    if config.duration.is_zero() {
-        return Err(Error::Config("--duration must be positive".into()));
-    }
+    config.check()?;
     let target = resolve_target(&config.url, config.allow_remote).await?;
     let mut warnings = Vec::new();
     let needed = config.connections() as u64 + 64;
@@ -163,7 +150,9 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     for i in 0..config.idle {
         tasks.spawn(idle(Arc::clone(&ctx), i));
     }
-    let mut ticker = Ticker::new(&stats, config);
+    let cycles = Arc::new(Cycles::new(config.hello_cycles));
+    let mut hello_tasks = JoinSet::new();
+    let mut ticker = Ticker::new(&stats, &cycles, config);
 
     // Set-up: until every game and idle connection is ready, or time is up.
     let setup_deadline = started + config.setup_timeout;
@@ -194,14 +183,33 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         ));
     }
 
-    sleep_with_progress(Phase::Warmup, config.warmup, &mut ticker, &mut progress).await;
+    sleep_with_progress(
+        Phase::Warmup,
+        config.warmup,
+        &mut ticker,
+        &mut progress,
+        || false,
+    )
+    .await;
 
     // The window.
     let server_start = server_pid.as_deref().map(procstat::sample);
     let client_start = procstat::sample("self").ok();
     let window_start = Instant::now();
     stats.set_measuring(true);
-    sleep_with_progress(Phase::Measure, config.duration, &mut ticker, &mut progress).await;
+    for _ in 0..config.hello_workers() {
+        hello_tasks.spawn(hellocycle::worker(Arc::clone(&ctx), Arc::clone(&cycles)));
+    }
+    // A run of hello cycles alone ends when they are done.
+    let done_early = || !config.holds_connections() && cycles.finished();
+    sleep_with_progress(
+        Phase::Measure,
+        config.duration,
+        &mut ticker,
+        &mut progress,
+        done_early,
+    )
+    .await;
     stats.set_measuring(false);
     let window = window_start.elapsed().as_secs_f64();
     let server_end = server_pid.as_deref().map(procstat::sample);
@@ -213,18 +221,43 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     let _ = stop_tx.send(true);
     let drain_start = Instant::now();
     let drain_deadline = drain_start + config.drain;
-    while !tasks.is_empty() {
+    let mut hello = Tally::new();
+    while !tasks.is_empty() || !hello_tasks.is_empty() {
         tokio::select! {
-            _ = tasks.join_next() => {}
+            Some(done) = hello_tasks.join_next(), if !hello_tasks.is_empty() => {
+                if let Ok(tally) = done {
+                    hello.merge(tally);
+                }
+            }
+            _ = tasks.join_next(), if !tasks.is_empty() => {}
             () = tokio::time::sleep_until(drain_deadline) => {
-                warnings.push(format!("{} tasks still busy after the {:?} drain; abandoned", tasks.len(), config.drain));
+                warnings.push(format!(
+                    "{} tasks still busy after the {:?} drain; abandoned",
+                    tasks.len() + hello_tasks.len(),
+                    config.drain
+                ));
                 tasks.abort_all();
+                hello_tasks.abort_all();
                 break;
             }
             () = tokio::time::sleep(TICK) => progress(&ticker.tick(Phase::Drain, drain_start, config.drain)),
         }
     }
-
+    let hello_cycles = (config.hello_cycles > 0).then(|| {
+        hello.report(
+            config.hello_cycles,
+            config.hello_workers(),
+            Some(window_start),
+        )
+    });
+    if let Some(h) = &hello_cycles {
+        if h.done < h.requested {
+            warnings.push(format!(
+                "only {} of {} hello cycles were done in the {:.1} s window; give a longer --duration",
+                h.done, h.requested, window
+            ));
+        }
+    }
     let server_after = server_pid.as_deref().and_then(|p| procstat::sample(p).ok());
     let client_after = procstat::sample("self").ok();
     let tcp = match (tcp_start, tcp_end) {
@@ -264,6 +297,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         games: config.games,
         spectators_per_game: config.spectators,
         idle: config.idle,
+        hello_cycles,
         think_ms: u64::try_from(config.think.as_millis()).unwrap_or(u64::MAX),
         offered_rate: config.rate,
         refusal_percent: config.refusal_percent,
@@ -344,6 +378,7 @@ async fn idle(ctx: Arc<Ctx>, index: usize) {
 /// Builds [`Progress`] values, with the recent move rate.
 struct Ticker<'a> {
     stats: &'a Stats,
+    cycles: &'a Cycles,
     games: u64,
     idle: u64,
     last: Instant,
@@ -351,9 +386,10 @@ struct Ticker<'a> {
 }
 
 impl<'a> Ticker<'a> {
-    fn new(stats: &'a Stats, config: &Config) -> Ticker<'a> {
+    fn new(stats: &'a Stats, cycles: &'a Cycles, config: &Config) -> Ticker<'a> {
         Ticker {
             stats,
+            cycles,
             games: config.games as u64,
             idle: config.idle as u64,
             last: Instant::now(),
@@ -380,6 +416,8 @@ impl<'a> Ticker<'a> {
             games: self.games,
             idle_ready: self.stats.idle_ready.load(Relaxed),
             idle: self.idle,
+            hello_done: self.cycles.done.load(Relaxed),
+            hello_cycles: self.cycles.requested(),
             open: self.stats.open.load(Relaxed),
             moves,
             moves_per_sec: rate,
@@ -388,17 +426,20 @@ impl<'a> Ticker<'a> {
     }
 }
 
+/// Waits `length`, or until `done` says so (checked every tick), reporting
+/// progress.
 async fn sleep_with_progress(
     phase: Phase,
     length: Duration,
     ticker: &mut Ticker<'_>,
     progress: &mut impl FnMut(&Progress),
+    done: impl Fn() -> bool,
 ) {
     let start = Instant::now();
     let end = start + length;
     loop {
         let now = Instant::now();
-        if now >= end {
+        if now >= end || done() {
             return;
         }
         tokio::time::sleep((end - now).min(TICK)).await;
