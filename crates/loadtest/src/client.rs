@@ -167,6 +167,13 @@ impl Conn {
         self.ws.next().await
     }
 
+    /// The TCP socket under the WebSocket, to write frames of one's own or
+    /// look at its readiness without reading. Whoever writes to it must
+    /// write whole frames only.
+    pub(crate) fn tcp(&self) -> &TcpStream {
+        self.ws.get_ref()
+    }
+
     /// Sends `msg` and waits up to `timeout` for its reply (`ok`, `error`,
     /// `welcome` or `pong` with the same id), handing every other message to
     /// `on_event` meanwhile.

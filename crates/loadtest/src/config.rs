@@ -24,6 +24,17 @@ pub struct Config {
     pub spectators: usize,
     /// Connections that only say `hello` and then stay idle.
     pub idle: usize,
+    /// Non-readers: connections that say `hello`, send `watch_lobby`, and
+    /// never read again, keeping the socket open. At the end of the window
+    /// each reads its backlog to learn whether the server had closed it;
+    /// that read takes up to `drain` less 1.5 s.
+    pub non_readers: usize,
+    /// The time between the pings each non-reader sends (never reading the
+    /// `pong`s); `None`: nothing after `watch_lobby`.
+    pub non_reader_pings: Option<Duration>,
+    /// The receive buffer (`SO_RCVBUF`) asked for each non-reader's socket,
+    /// in bytes (Linux doubles it and keeps a floor of about 2 KiB).
+    pub non_reader_recv_buffer: u32,
     /// Hello cycles during the measured window: connect, `hello` as a new
     /// player, wait for the answer, close.
     pub hello_cycles: u64,
@@ -67,6 +78,9 @@ impl Default for Config {
             games: 100,
             spectators: 0,
             idle: 0,
+            non_readers: 0,
+            non_reader_pings: None,
+            non_reader_recv_buffer: 4096,
             hello_cycles: 0,
             hello_concurrency: 4,
             think: Duration::ZERO,
@@ -91,6 +105,7 @@ impl Config {
         self.games
             .saturating_mul(self.spectators.saturating_add(2))
             .saturating_add(self.idle)
+            .saturating_add(self.non_readers)
             .saturating_add(self.hello_workers())
     }
 
@@ -103,11 +118,11 @@ impl Config {
     }
 
     /// Whether the run holds connections of its own through the window
-    /// (games, idle connections); without them a run of hello cycles ends
-    /// as soon as the cycles are done.
+    /// (games, idle connections, non-readers); without them a run of hello
+    /// cycles ends as soon as the cycles are done.
     #[must_use]
     pub fn holds_connections(&self) -> bool {
-        self.games > 0 || self.idle > 0
+        self.games > 0 || self.idle > 0 || self.non_readers > 0
     }
 
     /// Refuses arguments that make no sense together, or that no machine
@@ -119,7 +134,13 @@ impl Config {
     pub fn check(&self) -> Result<(), Error> {
         let bad = |msg: &str| Err(Error::Config(msg.to_owned()));
         if !self.holds_connections() && self.hello_cycles == 0 {
-            return bad("nothing to do: give --games, --idle or --hello-cycles");
+            return bad("nothing to do: give --games, --idle, --non-readers or --hello-cycles");
+        }
+        if self
+            .non_reader_pings
+            .is_some_and(|p| p < Duration::from_millis(1) || p > MAX_DURATION)
+        {
+            return bad("--non-reader-ping-interval must be between 1ms and 30 days");
         }
         if self.connections() > MAX_CONNECTIONS {
             return bad("more than 1,000,000 connections at once: one host cannot open that many");
@@ -341,6 +362,13 @@ mod tests {
             ..ok.clone()
         };
         assert_eq!(few.hello_workers(), 2);
+        let attacks_alone = Config {
+            non_readers: 3,
+            non_reader_pings: Some(Duration::from_secs(1)),
+            ..few.clone()
+        };
+        assert!(attacks_alone.check().is_ok() && attacks_alone.holds_connections());
+        assert_eq!(attacks_alone.connections(), 5);
         let bad = [
             Config {
                 hello_cycles: 0,
@@ -348,6 +376,11 @@ mod tests {
             },
             Config {
                 hello_concurrency: 0,
+                ..ok.clone()
+            },
+            Config {
+                non_readers: 1,
+                non_reader_pings: Some(Duration::ZERO),
                 ..ok.clone()
             },
             Config {

@@ -14,10 +14,12 @@
 //! during and after the load).
 //!
 //! Alongside the games, a run can attack the server the way a careless or
-//! hostile client would, and report what the server did about it: hello
-//! cycles ([`Config::hello_cycles`]: connect, `hello` as a new player,
-//! close, over and over; see [`HelloCycleReport`]). With `games` zero the
-//! attacks run alone.
+//! hostile client would, and report what the server did about it:
+//! non-readers ([`Config::non_readers`]: `hello`, `watch_lobby`, then never
+//! a read, on a socket with a small receive buffer; see
+//! [`NonReaderReport`]) and hello cycles ([`Config::hello_cycles`]: connect,
+//! `hello` as a new player, close, over and over; see
+//! [`HelloCycleReport`]). With `games` zero the attacks run alone.
 //!
 //! [`crash_test`] plays under load while killing the server with SIGKILL
 //! and restarting it on the same database, then checks that every
@@ -51,6 +53,7 @@ mod error;
 mod game;
 mod hellocycle;
 mod http;
+mod nonreader;
 mod procstat;
 mod report;
 mod runner;
@@ -61,6 +64,7 @@ pub use config::{Config, MAX_CONNECTIONS, MAX_DURATION, Target, parse_duration, 
 pub use crash::{CrashConfig, CrashReport, crash_test};
 pub use error::Error;
 pub use hellocycle::HelloCycleReport;
+pub use nonreader::{CloseTimes, NonReaderReport};
 pub use procstat::ProcessStats;
 pub use report::{Latency, Report, Setup};
 pub use runner::{Phase, Progress, raise_open_files_limit, run};

@@ -8,6 +8,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::hellocycle::HelloCycleReport;
+use crate::nonreader::NonReaderReport;
 use crate::procstat::ProcessStats;
 use crate::sockstat::{TcpMemory, TcpSockstat};
 
@@ -22,6 +23,9 @@ pub struct Report {
     pub spectators_per_game: usize,
     /// Idle connections asked for.
     pub idle: usize,
+    /// Non-readers, if asked for.
+    #[serde(default)]
+    pub non_readers: Option<NonReaderReport>,
     /// Hello cycles, if asked for.
     #[serde(default)]
     pub hello_cycles: Option<HelloCycleReport>,
@@ -78,13 +82,16 @@ pub struct Report {
 /// How set-up went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Setup {
-    /// From the first connection to the last game or idle connection ready,
-    /// in seconds.
+    /// From the first connection to the last game, idle connection or
+    /// non-reader ready, in seconds.
     pub seconds: f64,
     /// Games whose both players were seated by the end of set-up.
     pub games_ready: u64,
     /// Idle connections that got their `welcome`.
     pub idle_ready: u64,
+    /// Non-readers that got their `welcome` and sent `watch_lobby`.
+    #[serde(default)]
+    pub non_readers_ready: u64,
     /// Connections open when the window started.
     pub connections_open: u64,
 }
@@ -184,6 +191,12 @@ impl fmt::Display for Report {
         if self.idle > 0 {
             load.push(format!("{} idle connections", self.idle));
         }
+        if let Some(n) = &self.non_readers {
+            let pings = n
+                .ping_interval_ms
+                .map_or_else(String::new, |ms| format!(", pinging every {ms} ms"));
+            load.push(format!("{} non-readers{pings}", n.requested));
+        }
         if let Some(h) = &self.hello_cycles {
             load.push(format!(
                 "{} hello cycles, {} at once",
@@ -193,10 +206,11 @@ impl fmt::Display for Report {
         writeln!(f, "  load       {}", load.join("; "))?;
         writeln!(
             f,
-            "  setup      {:.2} s: {} games, {} idle ready; {} connections open",
+            "  setup      {:.2} s: {} games, {} idle, {} non-readers ready; {} connections open",
             self.setup.seconds,
             self.setup.games_ready,
             self.setup.idle_ready,
+            self.setup.non_readers_ready,
             self.setup.connections_open
         )?;
         writeln!(
@@ -230,6 +244,9 @@ impl fmt::Display for Report {
         }
         if self.spectators_per_game > 0 {
             writeln!(f, "  spectated  {} table events", self.spectator_events)?;
+        }
+        if let Some(n) = &self.non_readers {
+            write!(f, "{n}")?;
         }
         if let Some(h) = &self.hello_cycles {
             write!(f, "{h}")?;

@@ -15,6 +15,7 @@ use crate::client::Conn;
 use crate::config::{Config, Target, resolve_target};
 use crate::game::{Ctx, player, run_game};
 use crate::hellocycle::{self, Cycles, Tally};
+use crate::nonreader::{self, NonReaders, Plan};
 use crate::procstat::{self, ProcessStats};
 use crate::report::{Latency, Report, Setup};
 use crate::sockstat::{self, TcpMemory};
@@ -65,6 +66,10 @@ pub struct Progress {
     pub idle_ready: u64,
     /// Idle connections asked for.
     pub idle: u64,
+    /// Non-readers ready, of `non_readers`.
+    pub non_readers_ready: u64,
+    /// Non-readers asked for.
+    pub non_readers: u64,
     /// Hello cycles done, of `hello_cycles`.
     pub hello_done: u64,
     /// Hello cycles asked for.
@@ -150,16 +155,31 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     for i in 0..config.idle {
         tasks.spawn(idle(Arc::clone(&ctx), i));
     }
+    let non_readers = Arc::new(NonReaders::new(Plan {
+        count: config.non_readers,
+        pings: config.non_reader_pings,
+        recv_buffer: config.non_reader_recv_buffer,
+        final_read: Plan::final_read_within(config.drain),
+    }));
+    for i in 0..config.non_readers {
+        tasks.spawn(nonreader::non_reader(
+            Arc::clone(&ctx),
+            Arc::clone(&non_readers),
+            i,
+        ));
+    }
     let cycles = Arc::new(Cycles::new(config.hello_cycles));
     let mut hello_tasks = JoinSet::new();
-    let mut ticker = Ticker::new(&stats, &cycles, config);
+    let mut ticker = Ticker::new(&stats, &cycles, &non_readers, config);
 
-    // Set-up: until every game and idle connection is ready, or time is up.
+    // Set-up: until every game, idle connection and non-reader is ready (or
+    // failed, for non-readers), or time is up.
     let setup_deadline = started + config.setup_timeout;
     let mut next_tick = started + TICK;
     loop {
         let ready = stats.games_ready.load(Relaxed) as usize >= config.games
-            && stats.idle_ready.load(Relaxed) as usize >= config.idle;
+            && stats.idle_ready.load(Relaxed) as usize >= config.idle
+            && non_readers.set_up();
         let now = Instant::now();
         if ready || now >= setup_deadline {
             break;
@@ -174,12 +194,23 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         seconds: started.elapsed().as_secs_f64(),
         games_ready: stats.games_ready.load(Relaxed),
         idle_ready: stats.idle_ready.load(Relaxed),
+        non_readers_ready: non_readers.ready.load(Relaxed),
         connections_open: 0,
     };
-    if setup.games_ready < config.games as u64 || setup.idle_ready < config.idle as u64 {
+    if setup.games_ready < config.games as u64
+        || setup.idle_ready < config.idle as u64
+        || !non_readers.set_up()
+    {
         warnings.push(format!(
-            "set-up did not finish in {:?}: {} of {} games and {} of {} idle connections ready",
-            config.setup_timeout, setup.games_ready, config.games, setup.idle_ready, config.idle
+            "set-up did not finish in {:?}: {} of {} games, {} of {} idle connections \
+             and {} of {} non-readers ready",
+            config.setup_timeout,
+            setup.games_ready,
+            config.games,
+            setup.idle_ready,
+            config.idle,
+            setup.non_readers_ready,
+            config.non_readers
         ));
     }
 
@@ -243,6 +274,13 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
             () = tokio::time::sleep(TICK) => progress(&ticker.tick(Phase::Drain, drain_start, config.drain)),
         }
     }
+    let non_readers = (config.non_readers > 0).then(|| non_readers.report());
+    if non_readers.as_ref().is_some_and(|n| n.unchecked > 0) {
+        warnings.push(
+            "some non-readers were abandoned before their final check; give a longer --drain"
+                .to_owned(),
+        );
+    }
     let hello_cycles = (config.hello_cycles > 0).then(|| {
         hello.report(
             config.hello_cycles,
@@ -297,6 +335,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         games: config.games,
         spectators_per_game: config.spectators,
         idle: config.idle,
+        non_readers,
         hello_cycles,
         think_ms: u64::try_from(config.think.as_millis()).unwrap_or(u64::MAX),
         offered_rate: config.rate,
@@ -379,6 +418,7 @@ async fn idle(ctx: Arc<Ctx>, index: usize) {
 struct Ticker<'a> {
     stats: &'a Stats,
     cycles: &'a Cycles,
+    non_readers: &'a NonReaders,
     games: u64,
     idle: u64,
     last: Instant,
@@ -386,10 +426,16 @@ struct Ticker<'a> {
 }
 
 impl<'a> Ticker<'a> {
-    fn new(stats: &'a Stats, cycles: &'a Cycles, config: &Config) -> Ticker<'a> {
+    fn new(
+        stats: &'a Stats,
+        cycles: &'a Cycles,
+        non_readers: &'a NonReaders,
+        config: &Config,
+    ) -> Ticker<'a> {
         Ticker {
             stats,
             cycles,
+            non_readers,
             games: config.games as u64,
             idle: config.idle as u64,
             last: Instant::now(),
@@ -416,6 +462,8 @@ impl<'a> Ticker<'a> {
             games: self.games,
             idle_ready: self.stats.idle_ready.load(Relaxed),
             idle: self.idle,
+            non_readers_ready: self.non_readers.ready.load(Relaxed),
+            non_readers: self.non_readers.requested() as u64,
             hello_done: self.cycles.done.load(Relaxed),
             hello_cycles: self.cycles.requested(),
             open: self.stats.open.load(Relaxed),
