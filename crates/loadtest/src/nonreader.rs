@@ -54,7 +54,7 @@ use crate::client::Conn;
 use crate::game::Ctx;
 
 /// How often a non-reader looks for a hang-up (and sends a due ping).
-const CHECK_EVERY: Duration = Duration::from_millis(100);
+const CHECK_EVERY: Duration = Duration::from_millis(250);
 /// What the drain must leave after the final read: finishing a frame and
 /// closing.
 const AFTER_FINAL_READ: Duration = Duration::from_millis(1500);
