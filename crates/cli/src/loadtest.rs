@@ -23,7 +23,9 @@ use oxo_loadtest::{Config, Progress, parse_duration};
     oxo loadtest --games 1000 --duration 30s --server-pid $(pgrep -n oxo)\n  \
     oxo loadtest --games 1000 --rate 30000 --duration 30s\n  \
     oxo loadtest --games 10000 --think-ms 1000 --duration 60s\n  \
-    oxo loadtest --idle 10000 --games 0 --duration 10s --json")]
+    oxo loadtest --idle 10000 --games 0 --duration 10s --json\n  \
+    oxo loadtest --games 100 --non-readers 1000 --non-reader-pings --duration 60s --server-pid PID\n  \
+    oxo loadtest --games 0 --hello-cycles 100000 --duration 10m --server-pid PID")]
 pub(crate) struct LoadtestArgs {
     /// The server's WebSocket URL. Loopback only, unless --allow-remote.
     #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
@@ -61,6 +63,30 @@ pub(crate) struct LoadtestArgs {
     /// Extra connections that only say hello and stay idle (for memory).
     #[arg(long, default_value_t = 0)]
     idle: usize,
+    /// Connections that say hello, send watch_lobby, and then never read
+    /// their socket again (kept open, with a small receive buffer). The
+    /// report says how many the server closed, and when.
+    #[arg(long, default_value_t = 0)]
+    non_readers: usize,
+    /// Non-readers also send a ping every --non-reader-ping-interval,
+    /// never reading the pongs.
+    #[arg(long)]
+    non_reader_pings: bool,
+    /// Time between two pings of one non-reader.
+    #[arg(long, default_value = "1s", value_parser = parse_duration, requires = "non_reader_pings")]
+    non_reader_ping_interval: Duration,
+    /// Receive buffer asked for each non-reader's socket (SO_RCVBUF), in
+    /// bytes.
+    #[arg(long, default_value_t = 4096)]
+    non_reader_rcvbuf: u32,
+    /// Hello cycles during the window: connect, hello as a new player
+    /// (no token), wait for welcome or a refusal, close. A run with only
+    /// hello cycles ends when they are done (or at --duration).
+    #[arg(long, default_value_t = 0)]
+    hello_cycles: u64,
+    /// Hello cycles run at once.
+    #[arg(long, default_value_t = 4)]
+    hello_concurrency: usize,
     /// The server's process id: report its CPU and peak memory.
     #[arg(long)]
     server_pid: Option<u32>,
@@ -76,7 +102,8 @@ pub(crate) struct LoadtestArgs {
     /// The longest set-up may take.
     #[arg(long, default_value = "60s", value_parser = parse_duration)]
     setup_timeout: Duration,
-    /// After the window, how long to wait for the last replies.
+    /// After the window, how long to wait for the last replies (and for
+    /// non-readers to read their backlog: up to this less 1.5 s).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     drain: Duration,
     /// Worker threads of the load tool (default: one per core).
@@ -94,6 +121,13 @@ pub(crate) fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         games: args.games,
         spectators: args.spectators,
         idle: args.idle,
+        non_readers: args.non_readers,
+        non_reader_pings: args
+            .non_reader_pings
+            .then_some(args.non_reader_ping_interval),
+        non_reader_recv_buffer: args.non_reader_rcvbuf,
+        hello_cycles: args.hello_cycles,
+        hello_concurrency: args.hello_concurrency,
         think: Duration::from_millis(args.think_ms),
         rate: args.rate,
         refusal_percent: args.refusals,
@@ -157,11 +191,19 @@ fn show(bar: &ProgressBar, p: &Progress) {
     bar.set_prefix(p.phase.as_str());
     bar.set_length(p.length.as_millis().max(1) as u64);
     bar.set_position(p.elapsed.as_millis().min(p.length.as_millis()) as u64);
-    let idle = if p.idle > 0 {
-        format!(" idle {}/{}", p.idle_ready, p.idle)
-    } else {
-        String::new()
-    };
+    let mut idle = String::new();
+    if p.idle > 0 {
+        idle.push_str(&format!(" idle {}/{}", p.idle_ready, p.idle));
+    }
+    if p.non_readers > 0 {
+        idle.push_str(&format!(
+            " non-readers {}/{}",
+            p.non_readers_ready, p.non_readers
+        ));
+    }
+    if p.hello_cycles > 0 {
+        idle.push_str(&format!(" hello {}/{}", p.hello_done, p.hello_cycles));
+    }
     bar.set_message(format!(
         "games {}/{}{idle} conns {} moves {} ({:.0}/s) errors {}",
         p.games_ready, p.games, p.open, p.moves, p.moves_per_sec, p.errors

@@ -132,3 +132,179 @@ fn says_when_there_is_no_server() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot reach the server"), "{stderr}");
 }
+
+/// Runs `oxo loadtest` against `server` with `args` and reads its JSON
+/// report.
+fn loadtest_json(server: &Server, args: &[&str]) -> (oxo_loadtest::Report, bool, String) {
+    let out = Command::new(OXO)
+        .arg("loadtest")
+        .args(args)
+        .args(["--json", "--url", &format!("ws://{}/ws", server.addr)])
+        .args(["--server-pid", &server.child.id().to_string()])
+        .output()
+        .expect("run oxo loadtest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = oxo_loadtest::Report::from_json(stdout.trim())
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}): {stdout}\n{stderr}"));
+    (report, out.status.success(), stderr)
+}
+
+#[test]
+fn hello_cycles_alone_add_up_and_end_early() {
+    let server = Server::start("hello");
+    let started = Instant::now();
+    let (report, ok, stderr) = loadtest_json(
+        &server,
+        &[
+            "--games",
+            "0",
+            "--hello-cycles",
+            "200",
+            "--hello-concurrency",
+            "4",
+            "--duration",
+            "30s",
+            "--warmup",
+            "0s",
+        ],
+    );
+    assert!(ok, "{report:#?}\n{stderr}");
+    let h = report.hello_cycles.expect("a hello cycle report");
+    assert_eq!((h.requested, h.concurrency), (200, 4));
+    assert_eq!(h.done, 200, "{h:#?}");
+    assert_eq!(h.welcomes + h.refusals + h.failures, h.done, "{h:#?}");
+    assert_eq!(h.refusals, h.refusals_by_code.values().sum::<u64>());
+    assert_eq!(h.failures, h.failures_by_kind.values().sum::<u64>());
+    assert_eq!(h.failures, 0, "{h:#?}");
+    assert!(h.cycles_per_sec > 0.0, "{h:#?}");
+    assert_eq!(h.latency_us.samples, h.welcomes + h.refusals);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "a run of hello cycles alone ends when they are done"
+    );
+    let server_stats = report.server.expect("--server-pid reports the server");
+    assert!(server_stats.rss_start_mib.is_some_and(|m| m > 0.0));
+    assert!(server_stats.rss_after_close_mib.is_some_and(|m| m > 0.0));
+    assert!(report.tcp.is_some(), "/proc/net/sockstat is read on Linux");
+}
+
+#[test]
+fn non_readers_alongside_games_are_all_accounted_for() {
+    let server = Server::start("nonreaders");
+    let (report, ok, stderr) = loadtest_json(
+        &server,
+        &[
+            "--games",
+            "5",
+            "--non-readers",
+            "20",
+            "--non-reader-pings",
+            "--non-reader-ping-interval",
+            "200ms",
+            "--duration",
+            "3s",
+            "--warmup",
+            "0s",
+        ],
+    );
+    assert!(ok, "{report:#?}\n{stderr}");
+    assert_eq!(report.errors, 0, "{:#?}", report.errors_by_kind);
+    assert_eq!(report.setup.games_ready, 5);
+    assert!(report.moves > 0, "the honest games play meanwhile");
+    assert_eq!(report.setup.non_readers_ready, 20);
+    let n = report.non_readers.expect("a non-reader report");
+    assert_eq!(
+        (n.requested, n.ready, n.setup_failures),
+        (20, 20, 0),
+        "{n:#?}"
+    );
+    assert_eq!(n.ping_interval_ms, Some(200));
+    assert!(n.pings_sent > 0, "{n:#?}");
+    // Whether the server closes them is the server's business; every one is
+    // accounted for either way.
+    assert_eq!(n.unchecked, 0, "{n:#?}");
+    assert_eq!(
+        n.closed_during_run + n.closed_at_end + n.open_at_end,
+        n.ready,
+        "{n:#?}"
+    );
+    assert_eq!(n.ms_to_close.is_some(), n.closed_during_run > 0, "{n:#?}");
+    assert_eq!(
+        n.noticed_by.values().sum::<u64>(),
+        n.closed_during_run + n.closed_at_end
+    );
+    assert!(n.backlog_bytes_max <= n.backlog_bytes_total);
+    let server_stats = report.server.expect("--server-pid reports the server");
+    assert!(server_stats.rss_start_mib.is_some() && server_stats.rss_mib > 0.0);
+}
+
+#[test]
+fn attacks_run_alone_without_games() {
+    let server = Server::start("attacks");
+    let (report, ok, stderr) = loadtest_json(
+        &server,
+        &[
+            "--games",
+            "0",
+            "--non-readers",
+            "10",
+            "--hello-cycles",
+            "50",
+            "--hello-concurrency",
+            "2",
+            "--duration",
+            "2s",
+            "--warmup",
+            "0s",
+        ],
+    );
+    assert!(ok, "{report:#?}\n{stderr}");
+    assert_eq!((report.games, report.moves), (0, 0));
+    let n = report.non_readers.expect("a non-reader report");
+    assert_eq!(n.ready, 10, "{n:#?}");
+    assert_eq!(n.ping_interval_ms, None);
+    assert_eq!(n.pings_sent, 0);
+    assert_eq!(
+        n.closed_during_run + n.closed_at_end + n.open_at_end + n.unchecked,
+        n.ready
+    );
+    let h = report.hello_cycles.expect("a hello cycle report");
+    assert_eq!(h.done, 50, "{h:#?}");
+    assert_eq!(h.welcomes + h.refusals + h.failures, h.done);
+    assert!(
+        report.window_seconds > 1.5,
+        "non-readers hold the window open after the cycles are done"
+    );
+}
+
+#[test]
+fn rejects_bad_attack_arguments() {
+    for args in [
+        &["--games", "0"][..],
+        &["--hello-cycles", "10", "--hello-concurrency", "0"],
+        &["--hello-cycles", "-1"],
+        &["--duration", "1e20"],
+        &["--idle", "18446744073709551615"],
+        &["--non-readers", "18446744073709551615"],
+        &["--non-readers", "1", "--non-reader-ping-interval", "1s"],
+        &[
+            "--non-readers",
+            "1",
+            "--non-reader-pings",
+            "--non-reader-ping-interval",
+            "0s",
+        ],
+        &["--non-readers", "1", "--non-reader-rcvbuf", "-1"],
+    ] {
+        let out = Command::new(OXO)
+            .arg("loadtest")
+            .args(args)
+            .args(["--url", "ws://127.0.0.1:9/ws"])
+            .output()
+            .expect("run oxo loadtest");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

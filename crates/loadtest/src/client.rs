@@ -10,10 +10,10 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, Request, ServerMsg, TableState};
 use serde::Deserialize;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{self, Message};
 
 use crate::config::Target;
 
@@ -82,17 +82,41 @@ pub(crate) struct Conn {
 impl Conn {
     /// Opens a WebSocket connection to `target`, giving up after `timeout`.
     pub(crate) async fn connect(target: &Target, timeout: Duration) -> Result<Conn, ConnError> {
-        tokio::time::timeout(timeout, Conn::connect_now(target))
+        Conn::connect_with(target, timeout, None).await
+    }
+
+    /// Opens a WebSocket connection whose socket asks for a receive buffer
+    /// of `recv_buffer` bytes (`SO_RCVBUF`, set before connecting so that
+    /// the window the server sees is small from the first packet; Linux
+    /// doubles the value and keeps a floor of about 2 KiB), or the system's
+    /// default with `None`.
+    pub(crate) async fn connect_with(
+        target: &Target,
+        timeout: Duration,
+        recv_buffer: Option<u32>,
+    ) -> Result<Conn, ConnError> {
+        tokio::time::timeout(timeout, Conn::connect_now(target, recv_buffer))
             .await
             .unwrap_or(Err(ConnError::Timeout))
     }
 
-    async fn connect_now(target: &Target) -> Result<Conn, ConnError> {
-        let tcp = TcpStream::connect(target.addr)
-            .await
-            .map_err(|e| ConnError::Connect(e.to_string()))?;
-        tcp.set_nodelay(true)
-            .map_err(|e| ConnError::Connect(e.to_string()))?;
+    async fn connect_now(target: &Target, recv_buffer: Option<u32>) -> Result<Conn, ConnError> {
+        let connect_error = |e: std::io::Error| ConnError::Connect(e.to_string());
+        let tcp = match recv_buffer {
+            None => TcpStream::connect(target.addr).await,
+            Some(bytes) => {
+                let socket = if target.addr.is_ipv4() {
+                    TcpSocket::new_v4()
+                } else {
+                    TcpSocket::new_v6()
+                }
+                .map_err(connect_error)?;
+                socket.set_recv_buffer_size(bytes).map_err(connect_error)?;
+                socket.connect(target.addr).await
+            }
+        }
+        .map_err(connect_error)?;
+        tcp.set_nodelay(true).map_err(connect_error)?;
         let config = WebSocketConfig::default()
             .read_buffer_size(4096)
             .write_buffer_size(0)
@@ -134,6 +158,20 @@ impl Conn {
                 Some(Ok(Message::Close(_)) | Err(_)) | None => return Err(ConnError::Closed),
             }
         }
+    }
+
+    /// The next WebSocket message as it came, close frames and errors
+    /// included (`None` once the stream has ended), for callers that must
+    /// tell how a connection ended.
+    pub(crate) async fn next_raw(&mut self) -> Option<Result<Message, tungstenite::Error>> {
+        self.ws.next().await
+    }
+
+    /// The TCP socket under the WebSocket, to write frames of one's own or
+    /// look at its readiness without reading. Whoever writes to it must
+    /// write whole frames only.
+    pub(crate) fn tcp(&self) -> &TcpStream {
+        self.ws.get_ref()
     }
 
     /// Sends `msg` and waits up to `timeout` for its reply (`ok`, `error`,
@@ -196,6 +234,12 @@ impl Conn {
 
     /// Closes the connection politely, waiting at most a moment.
     pub(crate) async fn close(mut self) {
+        self.close_frame().await;
+    }
+
+    /// Sends a close frame (waiting at most a moment to write it) and keeps
+    /// the connection, to read the server's answer.
+    pub(crate) async fn close_frame(&mut self) {
         let _ = tokio::time::timeout(Duration::from_millis(500), self.ws.close(None)).await;
     }
 }

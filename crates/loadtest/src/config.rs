@@ -24,6 +24,22 @@ pub struct Config {
     pub spectators: usize,
     /// Connections that only say `hello` and then stay idle.
     pub idle: usize,
+    /// Non-readers: connections that say `hello`, send `watch_lobby`, and
+    /// never read again, keeping the socket open. At the end of the window
+    /// each reads its backlog to learn whether the server had closed it;
+    /// that read takes up to `drain` less 1.5 s.
+    pub non_readers: usize,
+    /// The time between the pings each non-reader sends (never reading the
+    /// `pong`s); `None`: nothing after `watch_lobby`.
+    pub non_reader_pings: Option<Duration>,
+    /// The receive buffer (`SO_RCVBUF`) asked for each non-reader's socket,
+    /// in bytes (Linux doubles it and keeps a floor of about 2 KiB).
+    pub non_reader_recv_buffer: u32,
+    /// Hello cycles during the measured window: connect, `hello` as a new
+    /// player, wait for the answer, close.
+    pub hello_cycles: u64,
+    /// Hello cycles run at once.
+    pub hello_concurrency: usize,
     /// Mean pause before each move (drawn uniformly from 0.5× to 1.5×); zero
     /// plays at once.
     pub think: Duration,
@@ -62,6 +78,11 @@ impl Default for Config {
             games: 100,
             spectators: 0,
             idle: 0,
+            non_readers: 0,
+            non_reader_pings: None,
+            non_reader_recv_buffer: 4096,
+            hello_cycles: 0,
+            hello_concurrency: 4,
             think: Duration::ZERO,
             rate: None,
             refusal_percent: 2.0,
@@ -78,18 +99,88 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The number of sockets the run opens.
+    /// The number of sockets the run holds open at once.
     #[must_use]
     pub fn connections(&self) -> usize {
-        self.games * (2 + self.spectators) + self.idle
+        self.games
+            .saturating_mul(self.spectators.saturating_add(2))
+            .saturating_add(self.idle)
+            .saturating_add(self.non_readers)
+            .saturating_add(self.hello_workers())
+    }
+
+    /// Hello cycle workers: `hello_concurrency`, or fewer if there are
+    /// fewer cycles.
+    #[must_use]
+    pub fn hello_workers(&self) -> usize {
+        usize::try_from(self.hello_cycles)
+            .map_or(self.hello_concurrency, |n| n.min(self.hello_concurrency))
+    }
+
+    /// Whether the run holds connections of its own through the window
+    /// (games, idle connections, non-readers); without them a run of hello
+    /// cycles ends as soon as the cycles are done.
+    #[must_use]
+    pub fn holds_connections(&self) -> bool {
+        self.games > 0 || self.idle > 0 || self.non_readers > 0
+    }
+
+    /// Refuses arguments that make no sense together, or that no machine
+    /// could carry out.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] saying what is wrong.
+    pub fn check(&self) -> Result<(), Error> {
+        let bad = |msg: &str| Err(Error::Config(msg.to_owned()));
+        if !self.holds_connections() && self.hello_cycles == 0 {
+            return bad("nothing to do: give --games, --idle, --non-readers or --hello-cycles");
+        }
+        if self
+            .non_reader_pings
+            .is_some_and(|p| p < Duration::from_millis(1) || p > MAX_DURATION)
+        {
+            return bad("--non-reader-ping-interval must be between 1ms and 30 days");
+        }
+        if self.connections() > MAX_CONNECTIONS {
+            return bad("more than 1,000,000 connections at once: one host cannot open that many");
+        }
+        if self.hello_cycles > 0 && self.hello_concurrency == 0 {
+            return bad("--hello-concurrency must be at least 1");
+        }
+        if !(0.0..=100.0).contains(&self.refusal_percent) {
+            return bad("--refusals is a percentage, 0 to 100");
+        }
+        if self.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+            return bad("--rate must be a positive number of moves per second");
+        }
+        if self.rate.is_some() && !self.think.is_zero() {
+            return bad("give --rate or --think-ms, not both");
+        }
+        if self.duration.is_zero() {
+            return bad("--duration must be positive");
+        }
+        let durations = [
+            self.duration,
+            self.warmup,
+            self.setup_timeout,
+            self.drain,
+            self.request_timeout,
+            self.think,
+        ];
+        if durations.iter().any(|d| *d > MAX_DURATION) {
+            return bad("durations are at most 30 days");
+        }
+        Ok(())
     }
 
     /// The time between two moves of one game under `rate`.
     #[must_use]
     pub fn pace(&self) -> Option<Duration> {
-        self.rate
-            .filter(|r| *r > 0.0 && self.games > 0)
-            .map(|r| Duration::from_secs_f64(self.games as f64 / r))
+        self.rate.filter(|r| *r > 0.0 && self.games > 0).map(|r| {
+            Duration::try_from_secs_f64(self.games as f64 / r)
+                .map_or(MAX_DURATION, |d| d.min(MAX_DURATION))
+        })
     }
 
     /// The longest the whole run can take: set-up, warm-up, the window and
@@ -191,21 +282,31 @@ fn split_url(url: &str) -> Result<(String, u16), Error> {
     Ok((host, uri.port_u16().unwrap_or(80)))
 }
 
+/// The most connections a run may hold at once.
+pub const MAX_CONNECTIONS: usize = 1_000_000;
+
+/// The longest duration any option accepts: long enough for any run, short
+/// enough that adding a few of them to an instant never overflows.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// Parses a duration such as `30s`, `500ms` or `2m` (a bare number is
-/// seconds).
+/// seconds), at most [`MAX_DURATION`].
 ///
 /// # Errors
 ///
-/// A message naming the accepted forms.
+/// A message naming the accepted forms, or the limit.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    if let Ok(secs) = s.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
+    let d = match s.parse::<f64>() {
+        Ok(secs) => Duration::try_from_secs_f64(secs)
+            .map_err(|_| format!("{s}: expected a non-negative number of seconds"))?,
+        Err(_) => humantime::parse_duration(s)
+            .map_err(|e| format!("{e}: expected a duration such as 30s, 500ms or 2m"))?,
+    };
+    if d > MAX_DURATION {
+        return Err(format!("{s}: at most 30 days"));
     }
-    humantime::parse_duration(s)
-        .map_err(|e| format!("{e}: expected a duration such as 30s, 500ms or 2m"))
+    Ok(d)
 }
 
 #[cfg(test)]
@@ -220,6 +321,11 @@ mod tests {
         assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1").is_err());
+        assert!(parse_duration("NaN").is_err());
+        assert!(parse_duration("1e20").is_err());
+        assert!(parse_duration("1e400").is_err());
+        assert!(parse_duration("100000years").is_err());
+        assert_eq!(parse_duration("30days"), Ok(MAX_DURATION));
     }
 
     #[test]
@@ -239,6 +345,71 @@ mod tests {
         assert!(split_url("http://127.0.0.1/ws").is_err());
         assert!(split_url("wss://127.0.0.1/ws").is_err());
         assert!(split_url("nonsense").is_err());
+    }
+
+    #[test]
+    fn checks_arguments() {
+        let ok = Config {
+            games: 0,
+            hello_cycles: 10,
+            ..Config::default()
+        };
+        assert!(ok.check().is_ok());
+        assert_eq!(ok.hello_workers(), 4);
+        assert_eq!(ok.connections(), 4);
+        let few = Config {
+            hello_cycles: 2,
+            ..ok.clone()
+        };
+        assert_eq!(few.hello_workers(), 2);
+        let attacks_alone = Config {
+            non_readers: 3,
+            non_reader_pings: Some(Duration::from_secs(1)),
+            ..few.clone()
+        };
+        assert!(attacks_alone.check().is_ok() && attacks_alone.holds_connections());
+        assert_eq!(attacks_alone.connections(), 5);
+        let bad = [
+            Config {
+                hello_cycles: 0,
+                ..ok.clone()
+            },
+            Config {
+                hello_concurrency: 0,
+                ..ok.clone()
+            },
+            Config {
+                non_readers: 1,
+                non_reader_pings: Some(Duration::ZERO),
+                ..ok.clone()
+            },
+            Config {
+                games: usize::MAX,
+                spectators: usize::MAX,
+                ..ok.clone()
+            },
+            Config {
+                duration: Duration::MAX,
+                ..ok.clone()
+            },
+            Config {
+                duration: Duration::ZERO,
+                ..ok.clone()
+            },
+            Config {
+                rate: Some(f64::NAN),
+                ..ok.clone()
+            },
+        ];
+        for c in bad {
+            assert!(matches!(c.check(), Err(Error::Config(_))), "{c:?}");
+        }
+        let tiny_rate = Config {
+            games: 10,
+            rate: Some(1e-300),
+            ..Config::default()
+        };
+        assert_eq!(tiny_rate.pace(), Some(MAX_DURATION));
     }
 
     #[tokio::test]

@@ -81,7 +81,7 @@ impl Ctx {
     }
 
     /// The server's address, waiting while it is down (until `stop`).
-    async fn target(&self) -> Option<Target> {
+    pub(crate) async fn target(&self) -> Option<Target> {
         let mut rx = self.target.clone();
         let mut stop = self.stop.clone();
         loop {

@@ -9,8 +9,17 @@
 //! stays constant. Connections open at a bounded rate; the measured window
 //! starts after set-up and a warm-up, and the run always ends by
 //! [`Config::hard_limit`]. The [`Report`] has moves/s, games/s, move round
-//! trip percentiles, refusals, errors by kind and, given the server's pid,
-//! its CPU and memory.
+//! trip percentiles, refusals, errors by kind, the host's TCP socket memory
+//! and, given the server's pid, its CPU and memory (resident set before,
+//! during and after the load).
+//!
+//! Alongside the games, a run can attack the server the way a careless or
+//! hostile client would, and report what the server did about it:
+//! non-readers ([`Config::non_readers`]: `hello`, `watch_lobby`, then never
+//! a read, on a socket with a small receive buffer; see
+//! [`NonReaderReport`]) and hello cycles ([`Config::hello_cycles`]: connect,
+//! `hello` as a new player, close, over and over; see
+//! [`HelloCycleReport`]). With `games` zero the attacks run alone.
 //!
 //! [`crash_test`] plays under load while killing the server with SIGKILL
 //! and restarting it on the same database, then checks that every
@@ -42,15 +51,21 @@ mod config;
 mod crash;
 mod error;
 mod game;
+mod hellocycle;
 mod http;
+mod nonreader;
 mod procstat;
 mod report;
 mod runner;
+mod sockstat;
 mod stats;
 
-pub use config::{Config, Target, parse_duration, resolve_target};
+pub use config::{Config, MAX_CONNECTIONS, MAX_DURATION, Target, parse_duration, resolve_target};
 pub use crash::{CrashConfig, CrashReport, crash_test};
 pub use error::Error;
+pub use hellocycle::HelloCycleReport;
+pub use nonreader::{CloseTimes, NonReaderReport};
 pub use procstat::ProcessStats;
 pub use report::{Latency, Report, Setup};
 pub use runner::{Phase, Progress, raise_open_files_limit, run};
+pub use sockstat::{TcpMemory, TcpSockstat};

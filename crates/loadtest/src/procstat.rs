@@ -4,6 +4,11 @@
 //! 1/100 s: `USER_HZ` is 100 on every Linux configuration that exposes
 //! `/proc`), memory from `/proc/PID/status`: `VmRSS` now and `VmHWM`, the
 //! peak resident set since the process started.
+//!
+//! Besides the window's figures, the resident set is read at the start of
+//! the run (before the load's connections open) and after the drain (with
+//! them closed), so that what a load costs, and whether the memory comes
+//! back, can be read off one run.
 
 use serde::{Deserialize, Serialize};
 
@@ -68,8 +73,16 @@ pub struct ProcessStats {
     pub pid: Option<u32>,
     /// Mean CPU over the window, in percent of one core.
     pub cpu_percent: f64,
+    /// Resident memory at the start of the run, before the load's
+    /// connections opened, in MiB.
+    #[serde(default)]
+    pub rss_start_mib: Option<f64>,
     /// Resident memory at the end of the window, in MiB.
     pub rss_mib: f64,
+    /// Resident memory after the drain, with the load's connections closed,
+    /// in MiB.
+    #[serde(default)]
+    pub rss_after_close_mib: Option<f64>,
     /// Peak resident memory since the process started, in MiB.
     pub peak_rss_mib: f64,
     /// Threads at the end of the window.
@@ -87,11 +100,33 @@ impl ProcessStats {
             } else {
                 0.0
             },
-            rss_mib: end.rss_kib as f64 / 1024.0,
-            peak_rss_mib: end.hwm_kib.max(start.hwm_kib) as f64 / 1024.0,
+            rss_start_mib: None,
+            rss_mib: mib(end.rss_kib),
+            rss_after_close_mib: None,
+            peak_rss_mib: mib(end.hwm_kib.max(start.hwm_kib)),
             threads: end.threads,
         }
     }
+
+    /// Adds the resident set at the start of the run and after the drain
+    /// (either may be missing), and the peak over both.
+    pub(crate) fn with_run_edges(
+        mut self,
+        run_start: Option<Sample>,
+        after_close: Option<Sample>,
+    ) -> ProcessStats {
+        self.rss_start_mib = run_start.map(|s| mib(s.rss_kib));
+        self.rss_after_close_mib = after_close.map(|s| mib(s.rss_kib));
+        if let Some(s) = after_close {
+            self.peak_rss_mib = self.peak_rss_mib.max(mib(s.hwm_kib));
+        }
+        self
+    }
+}
+
+/// KiB in MiB.
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
 }
 
 #[cfg(test)]
@@ -129,6 +164,17 @@ mod tests {
         );
         assert!((s.cpu_percent - 100.0).abs() < 1e-9);
         assert!((s.peak_rss_mib - 4.0).abs() < 1e-9);
+        assert_eq!(s.rss_start_mib, None);
+        let edge = |rss_kib, hwm_kib| Sample {
+            cpu_ticks: 0,
+            rss_kib,
+            hwm_kib,
+            threads: 1,
+        };
+        let s = s.with_run_edges(Some(edge(512, 512)), Some(edge(2048, 8192)));
+        assert_eq!(s.rss_start_mib, Some(0.5));
+        assert_eq!(s.rss_after_close_mib, Some(2.0));
+        assert!((s.peak_rss_mib - 8.0).abs() < 1e-9);
     }
 
     #[test]

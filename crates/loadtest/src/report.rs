@@ -7,7 +7,10 @@ use std::fmt;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use crate::hellocycle::HelloCycleReport;
+use crate::nonreader::NonReaderReport;
 use crate::procstat::ProcessStats;
+use crate::sockstat::{TcpMemory, TcpSockstat};
 
 /// Everything a load run measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,6 +23,12 @@ pub struct Report {
     pub spectators_per_game: usize,
     /// Idle connections asked for.
     pub idle: usize,
+    /// Non-readers, if asked for.
+    #[serde(default)]
+    pub non_readers: Option<NonReaderReport>,
+    /// Hello cycles, if asked for.
+    #[serde(default)]
+    pub hello_cycles: Option<HelloCycleReport>,
     /// Mean think time before each move, in milliseconds.
     pub think_ms: u64,
     /// Offered moves per second (`--rate`), if paced.
@@ -59,6 +68,11 @@ pub struct Report {
     pub server: Option<ProcessStats>,
     /// The load tool's own CPU and memory.
     pub client: Option<ProcessStats>,
+    /// The host's TCP sockets and their kernel memory
+    /// (`/proc/net/sockstat`) at the start, the end of the window, and after
+    /// closing.
+    #[serde(default)]
+    pub tcp: Option<TcpMemory>,
     /// The open-files limit the tool ran with.
     pub open_files_limit: u64,
     /// Anything that makes the figures less trustworthy.
@@ -68,13 +82,16 @@ pub struct Report {
 /// How set-up went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Setup {
-    /// From the first connection to the last game or idle connection ready,
-    /// in seconds.
+    /// From the first connection to the last game, idle connection or
+    /// non-reader ready, in seconds.
     pub seconds: f64,
     /// Games whose both players were seated by the end of set-up.
     pub games_ready: u64,
     /// Idle connections that got their `welcome`.
     pub idle_ready: u64,
+    /// Non-readers that got their `welcome` and sent `watch_lobby`.
+    #[serde(default)]
+    pub non_readers_ready: u64,
     /// Connections open when the window started.
     pub connections_open: u64,
 }
@@ -133,6 +150,20 @@ impl Report {
     }
 }
 
+/// A process's resident set at the start, the end of the window and after
+/// closing, and its peak: `start 12.0 MiB, end 40.5 MiB, closed 38.2 MiB,
+/// peak 41.0 MiB` (`-` where unread).
+fn rss_edges(p: &ProcessStats) -> String {
+    let or_dash = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.1} MiB"));
+    format!(
+        "start {}, end {:.1} MiB, closed {}, peak {:.1} MiB",
+        or_dash(p.rss_start_mib),
+        p.rss_mib,
+        or_dash(p.rss_after_close_mib),
+        p.peak_rss_mib
+    )
+}
+
 /// Microseconds as milliseconds with two decimals.
 fn ms(us: u64) -> String {
     format!("{:.2} ms", us as f64 / 1000.0)
@@ -160,13 +191,26 @@ impl fmt::Display for Report {
         if self.idle > 0 {
             load.push(format!("{} idle connections", self.idle));
         }
+        if let Some(n) = &self.non_readers {
+            let pings = n
+                .ping_interval_ms
+                .map_or_else(String::new, |ms| format!(", pinging every {ms} ms"));
+            load.push(format!("{} non-readers{pings}", n.requested));
+        }
+        if let Some(h) = &self.hello_cycles {
+            load.push(format!(
+                "{} hello cycles, {} at once",
+                h.requested, h.concurrency
+            ));
+        }
         writeln!(f, "  load       {}", load.join("; "))?;
         writeln!(
             f,
-            "  setup      {:.2} s: {} games, {} idle ready; {} connections open",
+            "  setup      {:.2} s: {} games, {} idle, {} non-readers ready; {} connections open",
             self.setup.seconds,
             self.setup.games_ready,
             self.setup.idle_ready,
+            self.setup.non_readers_ready,
             self.setup.connections_open
         )?;
         writeln!(
@@ -201,6 +245,12 @@ impl fmt::Display for Report {
         if self.spectators_per_game > 0 {
             writeln!(f, "  spectated  {} table events", self.spectator_events)?;
         }
+        if let Some(n) = &self.non_readers {
+            write!(f, "{n}")?;
+        }
+        if let Some(h) = &self.hello_cycles {
+            write!(f, "{h}")?;
+        }
         writeln!(f, "  errors     {}", self.errors)?;
         for (kind, n) in &self.errors_by_kind {
             writeln!(f, "    {kind}: {n}")?;
@@ -212,9 +262,28 @@ impl fmt::Display for Report {
             if let Some(p) = p {
                 writeln!(
                     f,
-                    "  {who:<10} CPU {:.0}%, RSS {:.1} MiB (peak {:.1} MiB), {} threads",
-                    p.cpu_percent, p.rss_mib, p.peak_rss_mib, p.threads
+                    "  {who:<10} CPU {:.0}%, {} threads; RSS {}",
+                    p.cpu_percent,
+                    p.threads,
+                    rss_edges(p)
                 )?;
+            }
+        }
+        if let Some(t) = &self.tcp {
+            let line = |s: &TcpSockstat| {
+                format!(
+                    "mem {} pages = {:.1} MiB; {} in use, {} orphans, {} time-wait",
+                    s.mem_pages,
+                    t.mib(s.mem_pages),
+                    s.inuse,
+                    s.orphan,
+                    s.tw
+                )
+            };
+            writeln!(f, "  host TCP   start  {}", line(&t.start))?;
+            writeln!(f, "             end    {}", line(&t.end))?;
+            if let Some(after) = &t.after_close {
+                writeln!(f, "             closed {}", line(after))?;
             }
         }
         for w in &self.warnings {

@@ -14,8 +14,11 @@ use crate::Error;
 use crate::client::Conn;
 use crate::config::{Config, Target, resolve_target};
 use crate::game::{Ctx, player, run_game};
+use crate::hellocycle::{self, Cycles, Tally};
+use crate::nonreader::{self, NonReaders, Plan};
 use crate::procstat::{self, ProcessStats};
 use crate::report::{Latency, Report, Setup};
+use crate::sockstat::{self, TcpMemory};
 use crate::stats::Stats;
 
 /// Where a run is.
@@ -63,6 +66,14 @@ pub struct Progress {
     pub idle_ready: u64,
     /// Idle connections asked for.
     pub idle: u64,
+    /// Non-readers ready, of `non_readers`.
+    pub non_readers_ready: u64,
+    /// Non-readers asked for.
+    pub non_readers: u64,
+    /// Hello cycles done, of `hello_cycles`.
+    pub hello_done: u64,
+    /// Hello cycles asked for.
+    pub hello_cycles: u64,
     /// Connections open.
     pub open: u64,
     /// Moves accepted since the start.
@@ -94,25 +105,7 @@ pub fn raise_open_files_limit() -> std::io::Result<u64> {
 /// be reached at all, or arguments that make no sense. Trouble during the
 /// run is counted in the report instead.
 pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result<Report, Error> {
-    if config.games == 0 && config.idle == 0 {
-        return Err(Error::Config(
-            "nothing to do: give --games or --idle".into(),
-        ));
-    }
-    if !(0.0..=100.0).contains(&config.refusal_percent) {
-        return Err(Error::Config("--refusals is a percentage, 0 to 100".into()));
-    }
-    if config.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
-        return Err(Error::Config(
-            "--rate must be a positive number of moves per second".into(),
-        ));
-    }
-    if config.rate.is_some() && !config.think.is_zero() {
-        return Err(Error::Config("give --rate or --think-ms, not both".into()));
-    }
-    if config.duration.is_zero() {
-        return Err(Error::Config("--duration must be positive".into()));
-    }
+    config.check()?;
     let target = resolve_target(&config.url, config.allow_remote).await?;
     let mut warnings = Vec::new();
     let needed = config.connections() as u64 + 64;
@@ -148,6 +141,12 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         ledger: None,
     });
 
+    // Before the load's connections open: the baseline.
+    let server_pid = config.server_pid.map(|p| p.to_string());
+    let server_run_start = server_pid.as_deref().and_then(|p| procstat::sample(p).ok());
+    let client_run_start = procstat::sample("self").ok();
+    let tcp_start = sockstat::sample();
+
     let mut tasks = JoinSet::new();
     let started = Instant::now();
     for i in 0..config.games {
@@ -156,14 +155,31 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     for i in 0..config.idle {
         tasks.spawn(idle(Arc::clone(&ctx), i));
     }
-    let mut ticker = Ticker::new(&stats, config);
+    let non_readers = Arc::new(NonReaders::new(Plan {
+        count: config.non_readers,
+        pings: config.non_reader_pings,
+        recv_buffer: config.non_reader_recv_buffer,
+        final_read: Plan::final_read_within(config.drain),
+    }));
+    for i in 0..config.non_readers {
+        tasks.spawn(nonreader::non_reader(
+            Arc::clone(&ctx),
+            Arc::clone(&non_readers),
+            i,
+        ));
+    }
+    let cycles = Arc::new(Cycles::new(config.hello_cycles));
+    let mut hello_tasks = JoinSet::new();
+    let mut ticker = Ticker::new(&stats, &cycles, &non_readers, config);
 
-    // Set-up: until every game and idle connection is ready, or time is up.
+    // Set-up: until every game, idle connection and non-reader is ready (or
+    // failed, for non-readers), or time is up.
     let setup_deadline = started + config.setup_timeout;
     let mut next_tick = started + TICK;
     loop {
         let ready = stats.games_ready.load(Relaxed) as usize >= config.games
-            && stats.idle_ready.load(Relaxed) as usize >= config.idle;
+            && stats.idle_ready.load(Relaxed) as usize >= config.idle
+            && non_readers.set_up();
         let now = Instant::now();
         if ready || now >= setup_deadline {
             break;
@@ -178,48 +194,127 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         seconds: started.elapsed().as_secs_f64(),
         games_ready: stats.games_ready.load(Relaxed),
         idle_ready: stats.idle_ready.load(Relaxed),
+        non_readers_ready: non_readers.ready.load(Relaxed),
         connections_open: 0,
     };
-    if setup.games_ready < config.games as u64 || setup.idle_ready < config.idle as u64 {
+    if setup.games_ready < config.games as u64
+        || setup.idle_ready < config.idle as u64
+        || !non_readers.set_up()
+    {
         warnings.push(format!(
-            "set-up did not finish in {:?}: {} of {} games and {} of {} idle connections ready",
-            config.setup_timeout, setup.games_ready, config.games, setup.idle_ready, config.idle
+            "set-up did not finish in {:?}: {} of {} games, {} of {} idle connections \
+             and {} of {} non-readers ready",
+            config.setup_timeout,
+            setup.games_ready,
+            config.games,
+            setup.idle_ready,
+            config.idle,
+            setup.non_readers_ready,
+            config.non_readers
         ));
     }
 
-    sleep_with_progress(Phase::Warmup, config.warmup, &mut ticker, &mut progress).await;
+    sleep_with_progress(
+        Phase::Warmup,
+        config.warmup,
+        &mut ticker,
+        &mut progress,
+        || false,
+    )
+    .await;
 
     // The window.
-    let server_pid = config.server_pid.map(|p| p.to_string());
     let server_start = server_pid.as_deref().map(procstat::sample);
     let client_start = procstat::sample("self").ok();
     let window_start = Instant::now();
     stats.set_measuring(true);
-    sleep_with_progress(Phase::Measure, config.duration, &mut ticker, &mut progress).await;
+    for _ in 0..config.hello_workers() {
+        hello_tasks.spawn(hellocycle::worker(Arc::clone(&ctx), Arc::clone(&cycles)));
+    }
+    // A run of hello cycles alone ends when they are done.
+    let done_early = || !config.holds_connections() && cycles.finished();
+    sleep_with_progress(
+        Phase::Measure,
+        config.duration,
+        &mut ticker,
+        &mut progress,
+        done_early,
+    )
+    .await;
     stats.set_measuring(false);
     let window = window_start.elapsed().as_secs_f64();
     let server_end = server_pid.as_deref().map(procstat::sample);
     let client_end = procstat::sample("self").ok();
+    let tcp_end = sockstat::sample();
     let connections_open = stats.open.load(Relaxed);
 
     // Drain: no new requests; wait for the last replies, then abandon.
     let _ = stop_tx.send(true);
     let drain_start = Instant::now();
     let drain_deadline = drain_start + config.drain;
-    while !tasks.is_empty() {
+    let mut hello = Tally::new();
+    while !tasks.is_empty() || !hello_tasks.is_empty() {
         tokio::select! {
-            _ = tasks.join_next() => {}
+            Some(done) = hello_tasks.join_next(), if !hello_tasks.is_empty() => {
+                if let Ok(tally) = done {
+                    hello.merge(tally);
+                }
+            }
+            _ = tasks.join_next(), if !tasks.is_empty() => {}
             () = tokio::time::sleep_until(drain_deadline) => {
-                warnings.push(format!("{} tasks still busy after the {:?} drain; abandoned", tasks.len(), config.drain));
+                warnings.push(format!(
+                    "{} tasks still busy after the {:?} drain; abandoned",
+                    tasks.len() + hello_tasks.len(),
+                    config.drain
+                ));
                 tasks.abort_all();
+                hello_tasks.abort_all();
                 break;
             }
             () = tokio::time::sleep(TICK) => progress(&ticker.tick(Phase::Drain, drain_start, config.drain)),
         }
     }
-
+    let non_readers = (config.non_readers > 0).then(|| non_readers.report());
+    if non_readers.as_ref().is_some_and(|n| n.unchecked > 0) {
+        warnings.push(
+            "some non-readers were abandoned before their final check; give a longer --drain"
+                .to_owned(),
+        );
+    }
+    let hello_cycles = (config.hello_cycles > 0).then(|| {
+        hello.report(
+            config.hello_cycles,
+            config.hello_workers(),
+            Some(window_start),
+        )
+    });
+    if let Some(h) = &hello_cycles {
+        if h.done < h.requested {
+            warnings.push(format!(
+                "only {} of {} hello cycles were done in the {:.1} s window; give a longer --duration",
+                h.done, h.requested, window
+            ));
+        }
+    }
+    let server_after = server_pid.as_deref().and_then(|p| procstat::sample(p).ok());
+    let client_after = procstat::sample("self").ok();
+    let tcp = match (tcp_start, tcp_end) {
+        (Ok(start), Ok(end)) => Some(TcpMemory {
+            page_bytes: sockstat::page_bytes(),
+            start,
+            end,
+            after_close: sockstat::sample().ok(),
+        }),
+        (Err(e), _) | (_, Err(e)) => {
+            warnings.push(format!("cannot read /proc/net/sockstat: {e}"));
+            None
+        }
+    };
     let server = match (server_start, server_end) {
-        (Some(Ok(a)), Some(Ok(b))) => Some(ProcessStats::between(config.server_pid, a, b, window)),
+        (Some(Ok(a)), Some(Ok(b))) => Some(
+            ProcessStats::between(config.server_pid, a, b, window)
+                .with_run_edges(server_run_start, server_after),
+        ),
         (Some(Err(e)), _) | (_, Some(Err(e))) => {
             warnings.push(format!("cannot read the server's /proc entry: {e}"));
             None
@@ -227,7 +322,10 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         _ => None,
     };
     let client = match (client_start, client_end) {
-        (Some(a), Some(b)) => Some(ProcessStats::between(None, a, b, window)),
+        (Some(a), Some(b)) => Some(
+            ProcessStats::between(None, a, b, window)
+                .with_run_edges(client_run_start, client_after),
+        ),
         _ => None,
     };
     let moves = stats.moves.load(Relaxed);
@@ -237,6 +335,8 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         games: config.games,
         spectators_per_game: config.spectators,
         idle: config.idle,
+        non_readers,
+        hello_cycles,
         think_ms: u64::try_from(config.think.as_millis()).unwrap_or(u64::MAX),
         offered_rate: config.rate,
         refusal_percent: config.refusal_percent,
@@ -258,6 +358,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         first_errors: stats.first_errors(),
         server,
         client,
+        tcp,
         open_files_limit,
         warnings,
     })
@@ -316,6 +417,8 @@ async fn idle(ctx: Arc<Ctx>, index: usize) {
 /// Builds [`Progress`] values, with the recent move rate.
 struct Ticker<'a> {
     stats: &'a Stats,
+    cycles: &'a Cycles,
+    non_readers: &'a NonReaders,
     games: u64,
     idle: u64,
     last: Instant,
@@ -323,9 +426,16 @@ struct Ticker<'a> {
 }
 
 impl<'a> Ticker<'a> {
-    fn new(stats: &'a Stats, config: &Config) -> Ticker<'a> {
+    fn new(
+        stats: &'a Stats,
+        cycles: &'a Cycles,
+        non_readers: &'a NonReaders,
+        config: &Config,
+    ) -> Ticker<'a> {
         Ticker {
             stats,
+            cycles,
+            non_readers,
             games: config.games as u64,
             idle: config.idle as u64,
             last: Instant::now(),
@@ -352,6 +462,10 @@ impl<'a> Ticker<'a> {
             games: self.games,
             idle_ready: self.stats.idle_ready.load(Relaxed),
             idle: self.idle,
+            non_readers_ready: self.non_readers.ready.load(Relaxed),
+            non_readers: self.non_readers.requested() as u64,
+            hello_done: self.cycles.done.load(Relaxed),
+            hello_cycles: self.cycles.requested(),
             open: self.stats.open.load(Relaxed),
             moves,
             moves_per_sec: rate,
@@ -360,17 +474,20 @@ impl<'a> Ticker<'a> {
     }
 }
 
+/// Waits `length`, or until `done` says so (checked every tick), reporting
+/// progress.
 async fn sleep_with_progress(
     phase: Phase,
     length: Duration,
     ticker: &mut Ticker<'_>,
     progress: &mut impl FnMut(&Progress),
+    done: impl Fn() -> bool,
 ) {
     let start = Instant::now();
     let end = start + length;
     loop {
         let now = Instant::now();
-        if now >= end {
+        if now >= end || done() {
             return;
         }
         tokio::time::sleep((end - now).min(TICK)).await;
