@@ -228,7 +228,11 @@ export function mountGame(main, { tableId, watch }) {
   function play(i) {
     if (!table) return;
     // The toast is an alert: screen readers read the refusal too.
-    request({ type: 'move', cell: SQUARES[i] }).catch((err) => toast(err.message));
+    // The round it is meant for: a retry after a reconnect is then never
+    // played in a later round (docs/protocol.md, "Retries").
+    const move = { type: 'move', cell: SQUARES[i] };
+    if (table.game_id) move.game_id = table.game_id;
+    request(move).catch((err) => toast(err.message));
   }
 
   function rematch() {
