@@ -14,7 +14,10 @@ for (const mark of ['X', 'O']) {
     const me = page.locator(`.player[data-seat="${mark}"]`);
     const bot = page.locator(`.player[data-seat="${botMark}"]`);
     await expect(me).toContainText('You');
-    await expect(bot).toContainText('Impossible computer');
+    // One name per level everywhere: the bot is "Impossible", as picked.
+    await expect(bot.locator('.player-name')).toHaveText('Impossible');
+    await expect(bot).toContainText('computer');
+    await expect(bot).not.toContainText('Perfect');
 
     // Round 1: perfect play from both sides is a draw.
     const first = await playOutVsBot(page, server, mark, 'best');

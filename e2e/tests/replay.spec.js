@@ -16,7 +16,7 @@ test('the replay page steps through a finished game', async ({ page, player }) =
 
   const position = page.locator('#position');
   const outcome = page.locator('#outcome');
-  await expect(outcome).toHaveText('Alice (X) wins — three in a row: a1 b2 c3');
+  await expect(outcome).toHaveText('Player X (X) wins — three in a row: a1 b2 c3');
   await expect(position).toHaveText('Move 5 of 5');
   expect(await boardOf(page)).toBe('XOO.X...X');
   expect((await winCellsOf(page)).sort()).toEqual(['a1', 'b2', 'c3']);
@@ -56,14 +56,14 @@ test('the replay page steps through a finished game', async ({ page, player }) =
   expect(await boardOf(page)).toBe('XOO.X....');
   await page.keyboard.press('End');
   await expect(position).toHaveText('Move 5 of 5');
-  await expect(page.locator('#announcer')).toContainText('Alice (X) wins');
+  await expect(page.locator('#announcer')).toContainText('Player X (X) wins');
 
   // Anyone can open the link, at a given move too.
   const gameUrl = page.url().replace(/\?.*$/, '');
   const stranger = await player('Stranger');
   await stranger.goto(`${gameUrl}?ply=1`);
   await expect(stranger.locator('#position')).toHaveText('Move 1 of 5');
-  await expect(stranger.locator('#outcome')).toHaveText('Alice (X) wins — three in a row: a1 b2 c3');
+  await expect(stranger.locator('#outcome')).toHaveText('Player X (X) wins — three in a row: a1 b2 c3');
   await stranger.getByRole('button', { name: 'Last', exact: true }).click();
   expect(await boardOf(stranger)).toBe('XOO.X...X');
 });

@@ -17,7 +17,7 @@ import { h, replace, announce, toast, copyText } from './dom.js';
 import { Board, markSvg } from './board.js';
 import { navigate } from './router.js';
 import { mySeats, forget } from './session.js';
-import { SQUARES, parseBoard, index, outcomeCells, other, LEVEL_NAMES } from './notation.js';
+import { SQUARES, parseBoard, index, outcomeCells, other } from './notation.js';
 import { view, describe, outcomeText } from './status.js';
 
 const MAX_CHAT = 100;
@@ -314,9 +314,11 @@ export function mountGame(main, { tableId, watch }) {
       card.name.textContent = !p ? 'Open seat' : isPass() ? `Player ${seat}` : p.name;
       const bits = [];
       if (seats.includes(seat) && !isPass()) bits.push('You');
-      if (p?.bot) bits.push(`${LEVEL_NAMES[p.bot] ?? p.bot} computer`);
+      // The bot's name is its level ("Impossible"), as the player chose it.
+      if (p?.bot) bits.push('computer');
       if (p && !p.bot && !p.connected) bits.push('offline');
-      if (p?.wants_rematch && table.status === 'round_over') bits.push('wants a rematch');
+      // A bot always wants a rematch: saying so is noise.
+      if (p?.wants_rematch && !p.bot && table.status === 'round_over') bits.push('wants a rematch');
       if (!p) bits.push('waiting');
       card.sub.textContent = bits.join(' · ');
       const score = seat === 'X' ? table.scores.x : table.scores.o;

@@ -6,11 +6,11 @@
 import * as api from './api.js';
 import { h, s, replace, announce, copyText, plural } from './dom.js';
 import { Board, markSvg } from './board.js';
-import { boardAfter, index, outcomeCells, LEVEL_NAMES } from './notation.js';
+import { boardAfter, index, outcomeCells } from './notation.js';
 
 function playerLabel(p) {
   if (!p) return '?';
-  return p.bot ? `${p.name} (${LEVEL_NAMES[p.bot] ?? p.bot} computer)` : p.name;
+  return p.bot ? `${p.name} (computer)` : p.name;
 }
 
 export function outcomeSentence(outcome, players) {

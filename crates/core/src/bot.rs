@@ -54,6 +54,23 @@ impl BotLevel {
         }
     }
 
+    /// The name people see for a bot of this level, the same everywhere
+    /// (menus, scoreboards, game records): `Random`, `Easy`, `Medium` or
+    /// `Impossible` (the perfect bot: nobody beats it).
+    ///
+    /// ```
+    /// assert_eq!(oxo_core::BotLevel::Perfect.display_name(), "Impossible");
+    /// ```
+    #[must_use]
+    pub const fn display_name(self) -> &'static str {
+        match self {
+            BotLevel::Random => "Random",
+            BotLevel::Easy => "Easy",
+            BotLevel::Medium => "Medium",
+            BotLevel::Perfect => "Impossible",
+        }
+    }
+
     /// A bot of this level seeded with `seed`.
     ///
     /// ```

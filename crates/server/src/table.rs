@@ -227,13 +227,9 @@ struct Table {
 }
 
 fn bot_state(level: BotLevel, think_ms: u32) -> BotState {
-    let mut name = level.as_str().to_owned();
-    if let Some(c) = name.get_mut(0..1) {
-        c.make_ascii_uppercase();
-    }
     BotState {
         id: Arc::from(format!("bot-{}", level.as_str())),
-        name: Arc::from(format!("{name} bot")),
+        name: Arc::from(level.display_name()),
         level,
         think: Duration::from_millis(u64::from(think_ms)),
         bot: level.bot(seed()),
@@ -245,6 +241,12 @@ fn board_string(game: &Game) -> String {
         .iter()
         .map(|&sq| game.position().board().get(sq).map_or('.', Player::char))
         .collect()
+}
+
+/// The name a seat shows in pass and play, where one player holds both:
+/// "Player X" and "Player O", in the state and in the game's record.
+fn pass_and_play_name(seat: Player) -> &'static str {
+    seat.fold_xo("Player X", "Player O")
 }
 
 fn millis(d: Duration) -> u64 {
@@ -1224,11 +1226,16 @@ impl Table {
                 h.wants_rematch = false;
             }
         }
+        let pass_and_play = self.same_player_both_seats();
         let players = ByPlayer::new_with(|p| {
-            self.seats[p]
+            let mut player = self.seats[p]
                 .as_ref()
                 .map(Seat::player)
-                .expect("a round starts with both seats taken")
+                .expect("a round starts with both seats taken");
+            if pass_and_play {
+                player.name = Arc::from(pass_and_play_name(p));
+            }
+            player
         });
         writes.push(Write::GameStart(Box::new(GameStart {
             seq: game_seq,
@@ -1389,7 +1396,18 @@ impl Table {
         match seat {
             Seat::Human(h) => PlayerInfo {
                 id: h.account.id.to_string(),
-                name: h.account.name().to_string(),
+                name: if self.same_player_both_seats() {
+                    pass_and_play_name(
+                        if self.seats.x.as_ref().is_some_and(|s| std::ptr::eq(s, seat)) {
+                            Player::X
+                        } else {
+                            Player::O
+                        },
+                    )
+                    .to_owned()
+                } else {
+                    h.account.name().to_string()
+                },
                 bot: None,
                 connected: self.is_connected(&h.account),
                 grace_left_ms: h

@@ -485,3 +485,35 @@ async fn leaving_forfeits_and_frees_the_seat() {
         .await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_go_by_the_name_players_chose_them_by() {
+    let server = crate::common::Server::start().await;
+    let mut c = server.client("Ann").await;
+    let state = c
+        .create(serde_json::json!({"seat":"X","bot":{"level":"perfect"}}))
+        .await;
+    let bot = state.players.o.expect("the bot's seat");
+    assert_eq!(bot.name, "Impossible");
+    let game = state.game_id.expect("a round started");
+    let (_, record) = server.get_json(&format!("/api/games/{game}")).await;
+    assert_eq!(record["players"]["o"]["name"], "Impossible", "{record}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pass_and_play_seats_are_player_x_and_player_o() {
+    let server = crate::common::Server::start().await;
+    let mut c = server.client("Ann").await;
+    let state = c.create(serde_json::json!({"pass_and_play":true})).await;
+    let names = (
+        state.players.x.expect("x").name,
+        state.players.o.expect("o").name,
+    );
+    assert_eq!(names, ("Player X".to_owned(), "Player O".to_owned()));
+    let game = state.game_id.expect("a round started");
+    let (_, record) = server.get_json(&format!("/api/games/{game}")).await;
+    assert_eq!(record["players"]["x"]["name"], "Player X", "{record}");
+    assert_eq!(record["players"]["o"]["name"], "Player O", "{record}");
+    server.stop().await;
+}
