@@ -1,0 +1,135 @@
+//! Opening the database file and bringing its schema up to date.
+//!
+//! Owns the connection settings (WAL, `synchronous=FULL`, busy timeout) and
+//! the numbered migrations. It does not read or write rows.
+//!
+//! # Schema
+//!
+//! Migrations are numbered SQL scripts applied in order on start; the
+//! database's `PRAGMA user_version` is the number applied, and
+//! `schema_migrations` records when each was. A database from a newer oxo is
+//! refused rather than guessed at.
+
+use rusqlite::{Connection, params};
+
+use crate::config::DbLocation;
+use crate::error::ServerError;
+use crate::ids::now_ms;
+
+/// The migrations, in order; migration `n` (1-based) brings the schema to
+/// version `n`. Never edit one that has shipped: add another.
+const MIGRATIONS: &[&str] = &[
+    // 1: players, tables, games and moves. Tables and games have a public
+    // id and an integer key assigned in order (`seq`); moves are keyed by
+    // (game key, ply). Rows written together then sit on the same few pages,
+    // so a group commit of a thousand tables' moves touches few B-tree pages
+    // (each one is written to the WAL and synced). For the same reason there
+    // is no index by player: `recent_games` scans the newest games instead.
+    "
+    CREATE TABLE schema_migrations (
+        version    INTEGER PRIMARY KEY,
+        applied_ms INTEGER NOT NULL
+    );
+    CREATE TABLE players (
+        id         TEXT PRIMARY KEY,
+        token_hash BLOB NOT NULL UNIQUE,
+        name       TEXT NOT NULL,
+        created_ms INTEGER NOT NULL
+    );
+    CREATE TABLE tables (
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        options    TEXT NOT NULL,
+        status     TEXT NOT NULL,
+        x_player   TEXT,
+        o_player   TEXT,
+        bot_seat   TEXT,
+        round      INTEGER NOT NULL,
+        score_x    INTEGER NOT NULL,
+        score_o    INTEGER NOT NULL,
+        draws      INTEGER NOT NULL,
+        game       INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+    );
+    CREATE INDEX tables_open ON tables(status) WHERE status <> 'closed';
+    CREATE TABLE games (
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        table_id   TEXT NOT NULL,
+        round      INTEGER NOT NULL,
+        first      TEXT NOT NULL,
+        x_id       TEXT NOT NULL,
+        x_name     TEXT NOT NULL,
+        x_bot      TEXT,
+        o_id       TEXT NOT NULL,
+        o_name     TEXT NOT NULL,
+        o_bot      TEXT,
+        started_ms INTEGER NOT NULL,
+        ended_ms   INTEGER,
+        outcome    TEXT,
+        winner     TEXT,
+        reason     TEXT,
+        moves      INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX games_ended ON games(ended_ms) WHERE ended_ms IS NOT NULL;
+    CREATE TABLE moves (
+        game    INTEGER NOT NULL,
+        ply     INTEGER NOT NULL,
+        player  TEXT NOT NULL,
+        cell    TEXT NOT NULL,
+        at_ms   INTEGER NOT NULL,
+        req_id  INTEGER,
+        PRIMARY KEY (game, ply)
+    ) WITHOUT ROWID;
+    ",
+];
+pub(super) fn open(location: &DbLocation) -> Result<(Connection, Option<Connection>), ServerError> {
+    match location {
+        DbLocation::Memory => {
+            let conn = Connection::open_in_memory()?;
+            Ok((conn, None))
+        }
+        DbLocation::File(path) => {
+            let conn = Connection::open(path)?;
+            let mode: String =
+                conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                tracing::warn!(%mode, "the database could not switch to WAL mode");
+            }
+            conn.pragma_update(None, "synchronous", "FULL")?;
+            conn.busy_timeout(std::time::Duration::from_secs(5))?;
+            let reader = Connection::open_with_flags(
+                path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            reader.busy_timeout(std::time::Duration::from_secs(5))?;
+            Ok((conn, Some(reader)))
+        }
+    }
+}
+
+/// Brings the schema up to date.
+pub(super) fn migrate(conn: &mut Connection) -> Result<(), ServerError> {
+    let current: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let known = u32::try_from(MIGRATIONS.len()).expect("a handful of migrations");
+    if current > known {
+        return Err(ServerError::SchemaTooNew {
+            found: current,
+            known,
+        });
+    }
+    for (version, sql) in (1..).zip(MIGRATIONS).skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, applied_ms) VALUES (?1, ?2)",
+            params![version, now_ms()],
+        )?;
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()?;
+        tracing::info!(version, "applied database migration");
+    }
+    Ok(())
+}
