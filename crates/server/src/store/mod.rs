@@ -47,7 +47,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::config::DbLocation;
-use crate::error::ServerError;
+use crate::error::{ServerError, describe};
 use crate::metrics::Metrics;
 
 pub(crate) use reads::{PlayerRow, SavedTable, game_record, player_by_token, recent_games};
@@ -269,7 +269,7 @@ fn commit_groups(conn: &mut Connection, groups: &Groups) -> Vec<Result<(), Serve
             .iter()
             .map(|_| match r {
                 Ok(()) => Ok(()),
-                Err(e) => Err(ServerError::CommitFailed(e.to_string())),
+                Err(e) => Err(ServerError::CommitFailed(describe(e))),
             })
             .collect()
     };

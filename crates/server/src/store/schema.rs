@@ -10,10 +10,10 @@
 //! `schema_migrations` records when each was. A database from a newer oxo is
 //! refused rather than guessed at.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::config::DbLocation;
-use crate::error::ServerError;
+use crate::error::{ServerError, describe};
 use crate::ids::now_ms;
 
 /// The migrations, in order; migration `n` (1-based) brings the schema to
@@ -120,16 +120,54 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), ServerError> {
             known,
         });
     }
-    for (version, sql) in (1..).zip(MIGRATIONS).skip(current as usize) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.execute(
-            "INSERT INTO schema_migrations (version, applied_ms) VALUES (?1, ?2)",
-            params![version, now_ms()],
-        )?;
-        tx.pragma_update(None, "user_version", version)?;
-        tx.commit()?;
-        tracing::info!(version, "applied database migration");
+    if current == known {
+        return Ok(());
     }
+    // All pending migrations in one transaction: the database is either
+    // fully brought up to date or left as it was.
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for (version, sql) in (1..).zip(MIGRATIONS).skip(current as usize) {
+        apply_migration(&tx, version, sql).map_err(|e| ServerError::Migration {
+            version,
+            reason: describe(&e),
+        })?;
+    }
+    tx.commit()?;
+    tracing::info!(from = current, to = known, "applied database migrations");
     Ok(())
+}
+
+fn apply_migration(conn: &Connection, version: u32, sql: &str) -> rusqlite::Result<()> {
+    conn.execute_batch(sql)?;
+    conn.execute(
+        "INSERT INTO schema_migrations (version, applied_ms) VALUES (?1, ?2)",
+        params![version, now_ms()],
+    )?;
+    conn.pragma_update(None, "user_version", version)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_failed_migration_is_reported_briefly_and_rolled_back() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE players (x)").unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "database migration 1 failed: table players already exists"
+        );
+        let version: u32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 0);
+        let tables: u32 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(tables, 1, "only the table that was there");
+    }
 }
