@@ -1,13 +1,27 @@
-//! `oxo serve` and the database file it is given: a file the server cannot
-//! use is refused with one short line.
+//! `oxo serve` and the database file it is given: one server per file, and
+//! a file the server cannot use is refused with one short line and left
+//! byte for byte as it was.
 
 mod common;
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::process::Output;
 
-use common::{TempDir, serve_to_exit};
+use common::{TempDir, bytes, get, serve_to_exit, start, stop, with_suffix};
 use rusqlite::Connection;
+
+/// The file and its SQLite companions, to compare before and after: for
+/// each, its length and a hash of its bytes (`None`: no such file).
+fn snapshot(db: &Path) -> [Option<(usize, u64)>; 4] {
+    ["", "-wal", "-shm", "-journal"].map(|s| {
+        bytes(&with_suffix(db, s)).map(|b| {
+            let mut h = DefaultHasher::new();
+            b.hash(&mut h);
+            (b.len(), h.finish())
+        })
+    })
+}
 
 /// The `oxo: ...` error line of a failed run, checked for shape: it failed,
 /// the line is short, names the file once, quotes no SQL and says nothing
@@ -70,4 +84,30 @@ async fn a_broken_oxo_schema_gets_one_short_line() {
     }
     let line = error_line(&serve_to_exit(&db).await, &db);
     assert!(line.contains("no such table"), "{line}");
+}
+
+#[tokio::test]
+async fn a_second_server_on_the_same_database_refuses_to_start() {
+    let dir = TempDir::new("lock");
+    let db = dir.join("oxo.db");
+    let (first, addr) = start(&db, &[], None).await;
+    let first_pid = first.id().expect("a pid");
+    let before = snapshot(&db);
+    assert!(before[0].is_some() && before[1].is_some(), "a WAL database");
+
+    let out = serve_to_exit(&db).await;
+    let line = error_line(&out, &db);
+    assert!(line.contains(&format!("pid {first_pid}")), "{line}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).is_empty(),
+        "never listened"
+    );
+    assert_eq!(snapshot(&db), before, "the second server wrote nothing");
+
+    // The first one is unharmed.
+    assert_eq!(get(addr, "/healthz").await.0, 200);
+    stop(first).await;
+    // And once it has stopped, the database can be opened again.
+    let (again, _) = start(&db, &[], None).await;
+    stop(again).await;
 }

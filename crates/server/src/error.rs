@@ -83,6 +83,13 @@ pub enum ServerError {
         /// SQLite's message.
         reason: String,
     },
+    /// Another process (or another server in this one) has the database
+    /// file open: one server per database.
+    #[error("the database is in use by {}; only one server may use it", holder(*.pid))]
+    DatabaseInUse {
+        /// The holder's process id, where the system says.
+        pid: Option<u32>,
+    },
     /// The database was written by a newer oxo whose schema this build does
     /// not know.
     #[error("the database has schema version {found}, newer than this oxo knows ({known})")]
@@ -115,6 +122,13 @@ impl From<rusqlite::Error> for ServerError {
 impl From<std::io::Error> for ServerError {
     fn from(e: std::io::Error) -> ServerError {
         ServerError::Io(e)
+    }
+}
+
+fn holder(pid: Option<u32>) -> String {
+    match pid {
+        Some(pid) => format!("another process (pid {pid})"),
+        None => "another process".to_owned(),
     }
 }
 

@@ -32,8 +32,10 @@
 //! - this file: the [`Store`], its writer thread and group commit;
 //! - `writes`: the row changes ([`Write`]) and the SQL that applies them;
 //! - `schema`: opening the file, and the migrations;
+//! - `lock`: one server per database file;
 //! - `reads`: the queries of the HTTP API and of recovery on start.
 
+mod lock;
 mod reads;
 mod schema;
 mod writes;
@@ -76,9 +78,22 @@ pub(crate) struct Store {
     /// row's key is known before its insert commits).
     next_table: AtomicI64,
     next_game: AtomicI64,
-    /// `None` for an in-memory database (reads go through the writer).
-    reader: Option<Arc<Mutex<Connection>>>,
+    /// `None` for an in-memory database (reads go through the writer), and
+    /// after [`Store::close`].
+    reader: Mutex<Option<Arc<Reader>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// The read connection, and a share of the file lock.
+///
+/// The lock is shared by the reader and the writer thread and released
+/// when both have closed their connections: closing its descriptor while
+/// a SQLite connection of this process has the file open would drop that
+/// connection's POSIX locks (see `lock`). Fields drop in order.
+#[derive(Debug)]
+struct Reader {
+    conn: Mutex<Connection>,
+    _lock: Option<Arc<lock::DbLock>>,
 }
 
 impl std::fmt::Debug for Op {
@@ -98,27 +113,43 @@ impl Store {
         location: &DbLocation,
         metrics: Arc<Metrics>,
     ) -> Result<(Store, Vec<SavedTable>), ServerError> {
-        let (mut conn, reader) = schema::open(location)?;
-        schema::migrate(&mut conn)?;
-        let saved = reads::load_open_tables(&conn)?;
+        let mut opened = schema::open(location)?;
+        schema::migrate(&mut opened.writer)?;
+        let saved = reads::load_open_tables(&opened.writer)?;
         let max = |table: &str| -> Result<i64, ServerError> {
-            Ok(conn.query_row(
+            Ok(opened.writer.query_row(
                 &format!("SELECT COALESCE(MAX(seq), 0) FROM {table}"),
                 [],
                 |r| r.get::<_, i64>(0),
             )?)
         };
         let (next_table, next_game) = (max("tables")? + 1, max("games")? + 1);
+        let schema::Opened {
+            writer: conn,
+            reader,
+            lock,
+        } = opened;
+        let lock = lock.map(Arc::new);
+        let reader = reader.map(|conn| {
+            Arc::new(Reader {
+                conn: Mutex::new(conn),
+                _lock: lock.clone(),
+            })
+        });
         let (queue, rx) = mpsc::unbounded_channel();
         let writer = std::thread::Builder::new()
             .name("oxo-db-writer".into())
-            .spawn(move || writer_loop(conn, rx, &metrics))?;
+            .spawn(move || {
+                writer_loop(conn, rx, &metrics);
+                // Only now that the connection has closed.
+                drop(lock);
+            })?;
         Ok((
             Store {
                 queue,
                 next_table: AtomicI64::new(next_table),
                 next_game: AtomicI64::new(next_game),
-                reader: reader.map(|r| Arc::new(Mutex::new(r))),
+                reader: Mutex::new(reader),
                 writer: Mutex::new(Some(writer)),
             },
             saved,
@@ -159,16 +190,18 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, ServerError> + Send + 'static,
     {
-        match &self.reader {
-            Some(reader) => {
-                let reader = Arc::clone(reader);
-                tokio::task::spawn_blocking(move || {
-                    let conn = reader.lock().map_err(|_| ServerError::StoreClosed)?;
-                    f(&conn)
-                })
-                .await
-                .map_err(|_| ServerError::StoreClosed)?
-            }
+        let reader = self
+            .reader
+            .lock()
+            .map_err(|_| ServerError::StoreClosed)?
+            .clone();
+        match reader {
+            Some(reader) => tokio::task::spawn_blocking(move || {
+                let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
+                f(&conn)
+            })
+            .await
+            .map_err(|_| ServerError::StoreClosed)?,
             None => {
                 let (tx, rx) = oneshot::channel();
                 let job: ReadJob = Box::new(move |conn| {
@@ -183,7 +216,8 @@ impl Store {
     }
 
     /// Commits everything queued, checkpoints the WAL into the main file and
-    /// stops the writer. Later writes fail with [`ServerError::StoreClosed`].
+    /// stops the writer, closes the read connection and releases the file
+    /// lock. Later reads and writes fail with [`ServerError::StoreClosed`].
     pub(crate) async fn close(&self) {
         let (tx, rx) = oneshot::channel();
         if self.queue.send(Op::Close(tx)).is_ok() {
@@ -193,6 +227,10 @@ impl Store {
         if let Some(handle) = handle {
             let _ = tokio::task::spawn_blocking(move || handle.join()).await;
         }
+        // The file lock goes with the last connection: now, unless a read
+        // is still running.
+        let reader = self.reader.lock().ok().and_then(|mut r| r.take());
+        drop(reader);
     }
 }
 

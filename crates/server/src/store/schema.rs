@@ -12,6 +12,7 @@
 
 use rusqlite::{Connection, TransactionBehavior, params};
 
+use super::lock::{self, DbLock};
 use crate::config::DbLocation;
 use crate::error::{ServerError, describe};
 use crate::ids::now_ms;
@@ -84,13 +85,27 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     ",
 ];
-pub(super) fn open(location: &DbLocation) -> Result<(Connection, Option<Connection>), ServerError> {
+/// An opened database: the write connection, the read connection (files
+/// only) and the lock on the file (files only).
+///
+/// Fields drop in order: the connections close before the lock is
+/// released (see `lock`).
+#[derive(Debug)]
+pub(super) struct Opened {
+    pub(super) writer: Connection,
+    pub(super) reader: Option<Connection>,
+    pub(super) lock: Option<DbLock>,
+}
+
+pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
     match location {
-        DbLocation::Memory => {
-            let conn = Connection::open_in_memory()?;
-            Ok((conn, None))
-        }
+        DbLocation::Memory => Ok(Opened {
+            writer: Connection::open_in_memory()?,
+            reader: None,
+            lock: None,
+        }),
         DbLocation::File(path) => {
+            let lock = lock::lock(path)?;
             let conn = Connection::open(path)?;
             let mode: String =
                 conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
@@ -105,7 +120,11 @@ pub(super) fn open(location: &DbLocation) -> Result<(Connection, Option<Connecti
                     | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )?;
             reader.busy_timeout(std::time::Duration::from_secs(5))?;
-            Ok((conn, Some(reader)))
+            Ok(Opened {
+                writer: conn,
+                reader: Some(reader),
+                lock: Some(lock),
+            })
         }
     }
 }
