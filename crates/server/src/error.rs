@@ -90,6 +90,17 @@ pub enum ServerError {
         /// The holder's process id, where the system says.
         pid: Option<u32>,
     },
+    /// The file belongs to another application (another application id, or
+    /// tables but no oxo schema); it is left untouched.
+    #[error("not an oxo database ({reason}); leaving it untouched")]
+    ForeignDatabase {
+        /// What gave it away.
+        reason: String,
+    },
+    /// SQLite could open the database only for reading (a read-only file or
+    /// file system).
+    #[error("the database is read-only; oxo needs to write to it")]
+    ReadOnlyDatabase,
     /// The database was written by a newer oxo whose schema this build does
     /// not know.
     #[error("the database has schema version {found}, newer than this oxo knows ({known})")]

@@ -1,21 +1,44 @@
 //! Opening the database file and bringing its schema up to date.
 //!
-//! Owns the connection settings (WAL, `synchronous=FULL`, busy timeout) and
-//! the numbered migrations. It does not read or write rows.
+//! Owns the checks made before anything is written, the connection
+//! settings (WAL, `synchronous=FULL`, busy timeout) and the numbered
+//! migrations. It does not read or write rows.
+//!
+//! # Checks first, then writes
+//!
+//! A file that is not oxo's to change is refused before a single byte of it
+//! is written (switching to WAL is a write, and so is a migration). In
+//! order: the lock (one server per file, see `lock`); a read-only look,
+//! through a connection that cannot write or checkpoint, at whether it is a
+//! SQLite database at all, whose it is and how new its schema is; then,
+//! through the write connection, whether SQLite could open it for writing.
+//!
+//! Whose: new databases get `PRAGMA application_id` = [`APPLICATION_ID`]
+//! (migration 2). A file with another application id is refused; so is one
+//! with none (0) that has tables but no oxo schema (user_version 0), or that
+//! has a user_version but no `schema_migrations` table. An oxo database from
+//! before migration 2 (application id 0, user_version 1) is accepted and
+//! tagged.
 //!
 //! # Schema
 //!
-//! Migrations are numbered SQL scripts applied in order on start; the
-//! database's `PRAGMA user_version` is the number applied, and
-//! `schema_migrations` records when each was. A database from a newer oxo is
-//! refused rather than guessed at.
+//! Migrations are numbered SQL scripts applied in order on start, all in
+//! one transaction; the database's `PRAGMA user_version` is the number
+//! applied, and `schema_migrations` records when each was. A database from a
+//! newer oxo is refused rather than guessed at.
 
-use rusqlite::{Connection, TransactionBehavior, params};
+use std::path::Path;
+
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, MAIN_DB, OpenFlags, TransactionBehavior, params};
 
 use super::lock::{self, DbLock};
 use crate::config::DbLocation;
 use crate::error::{ServerError, describe};
 use crate::ids::now_ms;
+
+/// oxo's `PRAGMA application_id`: "oxo1" in ASCII.
+pub(crate) const APPLICATION_ID: i32 = 0x6F78_6F31;
 
 /// The migrations, in order; migration `n` (1-based) brings the schema to
 /// version `n`. Never edit one that has shipped: add another.
@@ -84,6 +107,8 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game, ply)
     ) WITHOUT ROWID;
     ",
+    // 2: mark the file as oxo's (APPLICATION_ID, 0x6F786F31 = "oxo1").
+    "PRAGMA application_id = 1870163761;",
 ];
 /// An opened database: the write connection, the read connection (files
 /// only) and the lock on the file (files only).
@@ -97,6 +122,15 @@ pub(super) struct Opened {
     pub(super) lock: Option<DbLock>,
 }
 
+/// Opens the database after checking that it is oxo's to write (see the
+/// module doc), and sets the connections up.
+///
+/// # Errors
+///
+/// [`ServerError::DatabaseInUse`], [`ServerError::ForeignDatabase`],
+/// [`ServerError::SchemaTooNew`], [`ServerError::ReadOnlyDatabase`], or the
+/// SQLite error (such as "file is not a database"); in every case nothing
+/// has been written.
 pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
     match location {
         DbLocation::Memory => Ok(Opened {
@@ -106,7 +140,9 @@ pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
         }),
         DbLocation::File(path) => {
             let lock = lock::lock(path)?;
+            inspect(path)?;
             let conn = Connection::open(path)?;
+            check_writable(&conn)?;
             let mode: String =
                 conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
             if !mode.eq_ignore_ascii_case("wal") {
@@ -116,8 +152,7 @@ pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
             conn.busy_timeout(std::time::Duration::from_secs(5))?;
             let reader = Connection::open_with_flags(
                 path,
-                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
-                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )?;
             reader.busy_timeout(std::time::Duration::from_secs(5))?;
             Ok(Opened {
@@ -129,10 +164,85 @@ pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
     }
 }
 
+/// Looks at the file through a connection that can neither write nor
+/// checkpoint on close: is it a SQLite database, is it oxo's, and is its
+/// schema one this build knows?
+fn inspect(path: &Path) -> Result<(), ServerError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    // Reading the schema reads the header: "file is not a database" here.
+    let tables: Vec<String> = conn
+        .prepare(
+            "SELECT name FROM sqlite_master
+             WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+             ORDER BY name",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let application_id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let version: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    check_owner(application_id, version, &tables)?;
+    let known = known_version();
+    if version > known {
+        return Err(ServerError::SchemaTooNew {
+            found: version,
+            known,
+        });
+    }
+    Ok(())
+}
+
+/// Whether a database with this application id, user_version and tables
+/// is oxo's (see the module doc).
+fn check_owner(application_id: i32, version: u32, tables: &[String]) -> Result<(), ServerError> {
+    let foreign = |reason: String| Err(ServerError::ForeignDatabase { reason });
+    let listed = || {
+        let mut names = tables
+            .iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if tables.len() > 3 {
+            names.push_str(", ...");
+        }
+        names
+    };
+    match application_id {
+        APPLICATION_ID => Ok(()),
+        0 if version == 0 && !tables.is_empty() => foreign(format!(
+            "it has tables of its own ({}) and no oxo schema",
+            listed()
+        )),
+        0 if version > 0 && !tables.iter().any(|t| t == "schema_migrations") => {
+            foreign(format!("schema version {version} but no oxo schema"))
+        }
+        0 => Ok(()),
+        other => foreign(format!("application id {other:#x}")),
+    }
+}
+
+/// Refuses a database SQLite could open only for reading (a read-only file
+/// or file system). SQLite asked for read-write falls back to read-only
+/// without an error; this says so before anything is attempted.
+fn check_writable(conn: &Connection) -> Result<(), ServerError> {
+    if conn.is_readonly(MAIN_DB)? {
+        return Err(ServerError::ReadOnlyDatabase);
+    }
+    Ok(())
+}
+
+fn known_version() -> u32 {
+    u32::try_from(MIGRATIONS.len()).expect("a handful of migrations")
+}
+
 /// Brings the schema up to date.
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), ServerError> {
     let current: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    let known = u32::try_from(MIGRATIONS.len()).expect("a handful of migrations");
+    let known = known_version();
     if current > known {
         return Err(ServerError::SchemaTooNew {
             found: current,
@@ -188,5 +298,69 @@ mod tests {
             .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
             .unwrap();
         assert_eq!(tables, 1, "only the table that was there");
+    }
+
+    fn temp_db(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "oxo-schema-{name}-{}-{}",
+            std::process::id(),
+            now_ms()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("oxo.db")
+    }
+
+    #[test]
+    fn an_oxo_database_from_before_application_ids_is_accepted_and_tagged() {
+        let path = temp_db("v1");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            let tx = conn.transaction().unwrap();
+            apply_migration(&tx, 1, MIGRATIONS[0]).unwrap();
+            tx.commit().unwrap();
+        }
+        let mut opened = open(&DbLocation::File(path.clone())).unwrap();
+        migrate(&mut opened.writer).unwrap();
+        let id: i32 = opened
+            .writer
+            .pragma_query_value(None, "application_id", |r| r.get(0))
+            .unwrap();
+        assert_eq!(id, APPLICATION_ID);
+        drop(opened);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn owners_are_told_apart() {
+        let names = |n: &[&str]| n.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert!(check_owner(APPLICATION_ID, 3, &names(&["anything"])).is_ok());
+        assert!(check_owner(0, 0, &[]).is_ok(), "new");
+        assert!(check_owner(0, 1, &names(&["players", "schema_migrations"])).is_ok());
+        let err = check_owner(0, 0, &names(&["a", "b", "c", "d"])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "not an oxo database (it has tables of its own (a, b, c, ...) and no oxo \
+             schema); leaving it untouched"
+        );
+        assert!(check_owner(0, 7, &names(&["notes"])).is_err());
+        let err = check_owner(0x1234, 0, &[]).unwrap_err();
+        assert!(err.to_string().contains("application id 0x1234"), "{err}");
+    }
+
+    #[test]
+    fn a_database_sqlite_could_only_open_for_reading_is_refused() {
+        // Tests run as root, which writes to files whatever their mode, so
+        // the connection is opened read-only on purpose: SQLite reports it
+        // the same way as a read-only file it fell back to.
+        let path = temp_db("ro");
+        drop(Connection::open(&path).unwrap());
+        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        assert!(matches!(
+            check_writable(&conn),
+            Err(ServerError::ReadOnlyDatabase)
+        ));
+        let conn = Connection::open(&path).unwrap();
+        assert!(check_writable(&conn).is_ok());
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 }
