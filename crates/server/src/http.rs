@@ -7,7 +7,7 @@
 //! | `GET /api/games/{id}` | `GameRecord` |
 //! | `GET /api/games/{id}/log?start=&end=` | `LogSlice` |
 //! | `GET /api/analyze?position=` | `AnalyzeResponse` |
-//! | `GET /healthz` | `{"status":"ok"}` |
+//! | `GET /healthz` | `{"status":"ok"}`, or 503 `{"status":"unhealthy","error":...}` |
 //! | `GET /metrics` | Prometheus text |
 //!
 //! Bad parameters get 400 and unknown ids 404, each with an
@@ -15,6 +15,7 @@
 //! body (the details are logged, not shown).
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
@@ -80,9 +81,23 @@ fn param<T: std::str::FromStr>(
         .transpose()
 }
 
-/// `GET /healthz`.
-pub(crate) async fn healthz() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "status": "ok" }))
+/// How long `/healthz` waits for its probe write.
+const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// `GET /healthz`: 200 `{"status":"ok"}` while the database takes writes,
+/// else 503 `{"status":"unhealthy","error":...}` (see `Store::health`).
+pub(crate) async fn healthz(State(state): State<AppState>) -> Response {
+    match state.shared.store.health(HEALTH_TIMEOUT).await {
+        Ok(()) => Json(serde_json::json!({ "status": "ok" })).into_response(),
+        Err(error) => {
+            tracing::warn!(%error, "health check failed");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(serde_json::json!({ "status": "unhealthy", "error": error })),
+            )
+                .into_response()
+        }
+    }
 }
 
 /// `GET /metrics`.

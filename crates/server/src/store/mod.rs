@@ -21,6 +21,15 @@
 //! rolled back and replayed with one savepoint per request, so that only the
 //! failing request is refused.
 //!
+//! # Health
+//!
+//! The writer records the outcome of every group commit. `/healthz` asks
+//! [`Store::health`]: healthy at once if a commit succeeded within the last
+//! second, otherwise only if a probe write (one row of `health`) commits
+//! within the caller's time limit. So it answers for what matters, whether
+//! the database takes writes now, at the cost of at most one tiny commit
+//! per second.
+//!
 //! Reads (the HTTP API, token look-ups) use a second connection on the
 //! blocking pool; WAL lets them run beside the writer. An in-memory database
 //! has one connection only, so there reads go through the writer thread.
@@ -43,7 +52,7 @@ mod writes;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, TransactionBehavior};
 use tokio::sync::{mpsc, oneshot};
@@ -57,6 +66,10 @@ pub(crate) use writes::{GamePlayer, GameStart, TableRow, Write};
 
 /// The most requests one group commit takes.
 const MAX_BATCH: usize = 4096;
+
+/// How recent a successful commit must be for [`Store::health`] to skip
+/// its probe write.
+const FRESH_COMMIT: Duration = Duration::from_secs(1);
 
 type Reply = oneshot::Sender<Result<(), ServerError>>;
 type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
@@ -82,6 +95,17 @@ pub(crate) struct Store {
     /// after [`Store::close`].
     reader: Mutex<Option<Arc<Reader>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
+    /// Written by the writer thread after each commit, read by `health`.
+    last_commit: Arc<Mutex<LastCommit>>,
+}
+
+/// The outcome of the latest group commit.
+#[derive(Debug, Default)]
+struct LastCommit {
+    /// When it finished; `None` before the first.
+    at: Option<Instant>,
+    /// Why it failed, if it did.
+    error: Option<String>,
 }
 
 /// The read connection, and a share of the file lock.
@@ -137,10 +161,12 @@ impl Store {
             })
         });
         let (queue, rx) = mpsc::unbounded_channel();
+        let last_commit = Arc::new(Mutex::new(LastCommit::default()));
+        let record = Arc::clone(&last_commit);
         let writer = std::thread::Builder::new()
             .name("oxo-db-writer".into())
             .spawn(move || {
-                writer_loop(conn, rx, &metrics);
+                writer_loop(conn, rx, &metrics, &record);
                 // Only now that the connection has closed.
                 drop(lock);
             })?;
@@ -151,6 +177,7 @@ impl Store {
                 next_game: AtomicI64::new(next_game),
                 reader: Mutex::new(reader),
                 writer: Mutex::new(Some(writer)),
+                last_commit,
             },
             saved,
         ))
@@ -178,6 +205,33 @@ impl Store {
             .send(Op::Group(writes, tx))
             .map_err(|_| ServerError::StoreClosed)?;
         rx.await.map_err(|_| ServerError::StoreClosed)?
+    }
+
+    /// Whether the database takes writes: `Ok` if a commit succeeded within
+    /// the last second, else the outcome of a probe write that must commit
+    /// within `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Why the database is not healthy: the commit's error, or that it did
+    /// not answer in time.
+    pub(crate) async fn health(&self, limit: Duration) -> Result<(), String> {
+        let fresh = self.last_commit.lock().is_ok_and(|last| {
+            last.error.is_none() && last.at.is_some_and(|at| at.elapsed() < FRESH_COMMIT)
+        });
+        if fresh {
+            return Ok(());
+        }
+        let probe = vec![Write::HealthProbe {
+            at_ms: crate::ids::now_ms(),
+        }];
+        match tokio::time::timeout(limit, self.commit(probe)).await {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(_) => Err(format!(
+                "the database did not take a write within {} ms",
+                limit.as_millis()
+            )),
+        }
     }
 
     /// Runs `f` on a read connection.
@@ -234,7 +288,12 @@ impl Store {
     }
 }
 
-fn writer_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<Op>, metrics: &Metrics) {
+fn writer_loop(
+    mut conn: Connection,
+    mut rx: mpsc::UnboundedReceiver<Op>,
+    metrics: &Metrics,
+    last_commit: &Mutex<LastCommit>,
+) {
     let mut ops = Vec::with_capacity(256);
     while let Some(op) = rx.blocking_recv() {
         ops.push(op);
@@ -244,7 +303,7 @@ fn writer_loop(mut conn: Connection, mut rx: mpsc::UnboundedReceiver<Op>, metric
                 Err(_) => break,
             }
         }
-        let close = process(&mut conn, &mut ops, metrics);
+        let close = process(&mut conn, &mut ops, metrics, last_commit);
         if let Some(done) = close {
             checkpoint(&conn);
             let _ = done.send(());
@@ -269,6 +328,7 @@ fn process(
     conn: &mut Connection,
     ops: &mut Vec<Op>,
     metrics: &Metrics,
+    last_commit: &Mutex<LastCommit>,
 ) -> Option<oneshot::Sender<()>> {
     let mut groups: Groups = Vec::with_capacity(ops.len());
     let mut reads = Vec::new();
@@ -287,6 +347,18 @@ fn process(
         metrics.commit_latency.observe(start.elapsed());
         metrics.commits.fetch_add(1, Ordering::Relaxed);
         metrics.writes.fetch_add(rows as u64, Ordering::Relaxed);
+        // A failed transaction fails every group with `CommitFailed`; a
+        // group refused on its own (a constraint) says nothing of health.
+        let error = results.iter().find_map(|r| match r {
+            Err(ServerError::CommitFailed(e)) => Some(e.clone()),
+            _ => None,
+        });
+        if let Ok(mut last) = last_commit.lock() {
+            *last = LastCommit {
+                at: Some(Instant::now()),
+                error,
+            };
+        }
         for ((_, reply), result) in groups.into_iter().zip(results) {
             let _ = reply.send(result);
         }

@@ -109,6 +109,14 @@ const MIGRATIONS: &[&str] = &[
     ",
     // 2: mark the file as oxo's (APPLICATION_ID, 0x6F786F31 = "oxo1").
     "PRAGMA application_id = 1870163761;",
+    // 3: one row that `/healthz` rewrites to prove the database takes
+    // writes (see `Store::health`).
+    "
+    CREATE TABLE health (
+        id        INTEGER PRIMARY KEY CHECK (id = 1),
+        probed_ms INTEGER NOT NULL
+    );
+    ",
 ];
 /// An opened database: the write connection, the read connection (files
 /// only) and the lock on the file (files only).

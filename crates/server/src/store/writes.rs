@@ -42,6 +42,8 @@ pub(crate) enum Write {
         moves: u32,
         at_ms: i64,
     },
+    /// A health probe: rewrites the one row of `health`.
+    HealthProbe { at_ms: i64 },
 }
 
 /// A table as stored.
@@ -203,6 +205,13 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                  WHERE seq = ?1",
             )?
             .execute(params![game, at_ms, json, winner, reason, moves])?;
+        }
+        Write::HealthProbe { at_ms } => {
+            conn.prepare_cached(
+                "INSERT INTO health (id, probed_ms) VALUES (1, ?1)
+                 ON CONFLICT (id) DO UPDATE SET probed_ms = excluded.probed_ms",
+            )?
+            .execute(params![at_ms])?;
         }
     }
     Ok(())

@@ -365,3 +365,16 @@ pub async fn pair(server: &Server, options: Value) -> (Client, Client, String) {
     x.table_until(|t| t.players.o.is_some()).await;
     (x, o, table)
 }
+
+/// A fresh database path in its own temporary directory.
+pub fn temp_db(name: &str) -> std::path::PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!(
+        "oxo-server-test-{name}-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir.join("oxo.db")
+}

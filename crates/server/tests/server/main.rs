@@ -10,6 +10,7 @@ mod table_model;
 
 mod api;
 mod game;
+mod health;
 mod hostile;
 mod limits;
 mod properties;
