@@ -42,10 +42,12 @@
 //! - `writes`: the row changes ([`Write`]) and the SQL that applies them;
 //! - `schema`: opening the file, and the migrations;
 //! - `lock`: one server per database file;
-//! - `reads`: the queries of the HTTP API and of recovery on start.
+//! - `reads`: the queries of the HTTP API, and token look-ups;
+//! - `recover`: unfinished tables read back on start.
 
 mod lock;
 mod reads;
+mod recover;
 mod schema;
 mod writes;
 
@@ -61,7 +63,8 @@ use crate::config::DbLocation;
 use crate::error::{ServerError, describe};
 use crate::metrics::Metrics;
 
-pub(crate) use reads::{PlayerRow, SavedTable, game_record, player_by_token, recent_games};
+pub(crate) use reads::{PlayerRow, game_record, player_by_token, recent_games};
+pub(crate) use recover::SavedTable;
 pub(crate) use writes::{GamePlayer, GameStart, TableRow, Write};
 
 /// The most requests one group commit takes.
@@ -139,7 +142,15 @@ impl Store {
     ) -> Result<(Store, Vec<SavedTable>), ServerError> {
         let mut opened = schema::open(location)?;
         schema::migrate(&mut opened.writer)?;
-        let saved = reads::load_open_tables(&opened.writer)?;
+        let recovered = recover::load_open_tables(&opened.writer)?;
+        for skipped in &recovered.skipped {
+            tracing::warn!(
+                table = %skipped.table,
+                error = %skipped.error,
+                "skipped an unfinished table that could not be read back; the others resume"
+            );
+        }
+        let saved = recovered.tables;
         let max = |table: &str| -> Result<i64, ServerError> {
             Ok(opened.writer.query_row(
                 &format!("SELECT COALESCE(MAX(seq), 0) FROM {table}"),
