@@ -8,7 +8,7 @@
 //!   nothing it would have changed is kept.
 //!
 //! HTTP handlers have their own [`ApiError`](crate::http::ApiError), which
-//! turns these into 400/404/500 JSON bodies.
+//! turns these into 400/401/404/500 JSON bodies.
 
 use std::borrow::Cow;
 

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::ServerError;
 use crate::ids::TokenHash;
 
-/// How many of the newest finished games a search by player looks at.
+/// How many of the newest finished games a listing looks at, at most.
 pub(crate) const PLAYER_SCAN: u32 = 100_000;
 
 /// A player as stored.
@@ -68,8 +68,14 @@ pub(crate) fn player_by_token(
     }))
 }
 
-/// `GET /api/games/{id}`.
-pub(crate) fn game_record(conn: &Connection, id: &str) -> Result<Option<GameRecord>, ServerError> {
+/// `GET /api/games/{id}`: the record of game `id` as `asker` (the player
+/// id the request proved, if any) may see it: a game at a private table
+/// names its table only to its two players.
+pub(crate) fn game_record(
+    conn: &Connection,
+    id: &str,
+    asker: Option<&str>,
+) -> Result<Option<GameRecord>, ServerError> {
     type Head = (
         String,
         u32,
@@ -79,11 +85,12 @@ pub(crate) fn game_record(conn: &Connection, id: &str) -> Result<Option<GameReco
         Option<i64>,
         Option<String>,
         i64,
+        bool,
     );
     let head: Option<Head> = conn
         .prepare_cached(
             "SELECT table_id, round, first, x_id, x_name, x_bot, o_id, o_name, o_bot,
-                    started_ms, ended_ms, outcome, seq
+                    started_ms, ended_ms, outcome, seq, public
              FROM games WHERE id = ?1",
         )?
         .query_row(params![id], |r| {
@@ -99,13 +106,17 @@ pub(crate) fn game_record(conn: &Connection, id: &str) -> Result<Option<GameReco
                 r.get(10)?,
                 r.get(11)?,
                 r.get(12)?,
+                r.get(13)?,
             ))
         })
         .optional()?;
-    let Some((table_id, round, first, [x, o], started_at_ms, ended_at_ms, outcome, seq)) = head
+    let Some((table_id, round, first, [x, o], started_at_ms, ended_at_ms, outcome, seq, public)) =
+        head
     else {
         return Ok(None);
     };
+    let played = asker.is_some_and(|a| a == x.0 || a == o.0);
+    let table_id = (public || played).then_some(table_id);
     let record_player = |(id, name, bot): (String, String, Option<String>)| {
         Ok::<_, ServerError>(RecordPlayer {
             id,
@@ -152,52 +163,54 @@ pub(crate) fn game_record(conn: &Connection, id: &str) -> Result<Option<GameReco
     }))
 }
 
-/// `GET /api/games?player=&limit=`: finished games, newest first.
+/// `GET /api/games?player=&limit=`: finished games, newest first, as
+/// `asker` (the player id the request proved, if any) may see them.
+///
+/// Without `player`: the games of public tables, and the asker's own. With
+/// `player`: that player's games at public tables, and their games at
+/// private tables too if the asker is that player.
+///
+/// There is no index by player or by privacy (see the schema): one scan
+/// walks down the newest finished games and stops after `limit` matches or
+/// [`PLAYER_SCAN`] games looked at.
 pub(crate) fn recent_games(
     conn: &Connection,
     player: Option<&str>,
+    asker: Option<&str>,
     limit: u32,
 ) -> Result<Vec<GameSummary>, ServerError> {
-    let sql_all = "SELECT id, x_name, o_name, outcome, moves, ended_ms FROM games
-                   WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC LIMIT ?1";
-    // No index by player (see the schema): look through the newest
-    // finished games only.
-    let sql_player = "SELECT id, x_name, o_name, outcome, moves, ended_ms FROM
-                          (SELECT * FROM games WHERE ended_ms IS NOT NULL
-                           ORDER BY ended_ms DESC LIMIT ?3)
-                      WHERE x_id = ?2 OR o_id = ?2
-                      ORDER BY ended_ms DESC LIMIT ?1";
-    let map = |r: &rusqlite::Row<'_>| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
-            r.get::<_, u32>(4)?,
-            r.get::<_, i64>(5)?,
-        ))
-    };
-    let rows: Vec<_> = match player {
-        None => conn
-            .prepare_cached(sql_all)?
-            .query_map(params![limit], map)?
-            .collect::<Result<_, _>>()?,
-        Some(p) => conn
-            .prepare_cached(sql_player)?
-            .query_map(params![limit, p, PLAYER_SCAN], map)?
-            .collect::<Result<_, _>>()?,
-    };
-    rows.into_iter()
-        .map(|(id, x, o, outcome, moves, ended_at_ms)| {
-            let outcome =
-                outcome.ok_or_else(|| ServerError::Corrupt(format!("game {id} has no outcome")))?;
-            Ok(GameSummary {
-                id,
-                players: ByPlayer { x, o },
-                outcome: serde_json::from_str(&outcome)?,
-                moves,
-                ended_at_ms,
-            })
-        })
-        .collect()
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public FROM games
+         WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC LIMIT ?1",
+    )?;
+    let mut rows = stmt.query(params![PLAYER_SCAN])?;
+    let mut out = Vec::new();
+    while out.len() < limit as usize {
+        let Some(r) = rows.next()? else { break };
+        let x_id = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+        let o_id = r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+        let public: bool = r.get(8)?;
+        let visible = match player {
+            None => public || asker.is_some_and(|a| a == x_id || a == o_id),
+            Some(p) => (p == x_id || p == o_id) && (public || asker == Some(p)),
+        };
+        if !visible {
+            continue;
+        }
+        let id: String = r.get(0)?;
+        let outcome = r
+            .get::<_, Option<String>>(5)?
+            .ok_or_else(|| ServerError::Corrupt(format!("game {id} has no outcome")))?;
+        out.push(GameSummary {
+            players: ByPlayer {
+                x: r.get(2)?,
+                o: r.get(4)?,
+            },
+            outcome: serde_json::from_str(&outcome)?,
+            moves: r.get(6)?,
+            ended_at_ms: r.get(7)?,
+            id,
+        });
+    }
+    Ok(out)
 }

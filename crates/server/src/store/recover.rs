@@ -349,6 +349,7 @@ mod tests {
                 o: seat(&o),
             },
             at_ms: 0,
+            public: true,
         })));
         writes.push(Write::Move {
             game: n,

@@ -117,6 +117,22 @@ const MIGRATIONS: &[&str] = &[
         probed_ms INTEGER NOT NULL
     );
     ",
+    // 4: games remember whether their table was public: the records of
+    // private tables are listed only for their players. Backfilled from the
+    // table's options, public unless they say `\"public\": false`; options
+    // that are not JSON, or a table that is gone, count as private.
+    "
+    ALTER TABLE games ADD COLUMN public INTEGER NOT NULL DEFAULT 1;
+    UPDATE games SET public = COALESCE(
+        (SELECT CASE
+             WHEN NOT json_valid(t.options) THEN 0
+             WHEN json_type(t.options, '$.public') IS NULL THEN 1
+             WHEN json_type(t.options, '$.public') = 'true' THEN 1
+             ELSE 0
+         END
+         FROM tables t WHERE t.id = games.table_id),
+        0);
+    ",
 ];
 /// An opened database: the write connection, the read connection (files
 /// only) and the lock on the file (files only).
@@ -370,5 +386,47 @@ mod tests {
         let conn = Connection::open(&path).unwrap();
         assert!(check_writable(&conn).is_ok());
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn games_learn_whether_their_table_was_public() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        let tx = conn.transaction().unwrap();
+        for (version, sql) in (1..).zip(&MIGRATIONS[..3]) {
+            apply_migration(&tx, version, sql).unwrap();
+        }
+        tx.commit().unwrap();
+        for (n, options) in [
+            (1, r#"{"public":true,"starter":"x"}"#),
+            (2, r#"{"public":false,"starter":"x"}"#),
+            (3, r#"{"starter":"x"}"#),
+            (4, "not json"),
+        ] {
+            conn.execute(
+                "INSERT INTO tables VALUES (?1, 't' || ?1, ?2, 'closed', NULL, NULL, NULL,
+                                            1, 0, 0, 0, ?1, 0, 0)",
+                params![n, options],
+            )
+            .unwrap();
+        }
+        // Games 1-4 at those tables; game 5 at a table that is gone.
+        for n in 1..=5 {
+            conn.execute(
+                "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, o_id, o_name,
+                                    started_ms)
+                 VALUES (?1, 'g' || ?1, 't' || ?1, 1, 'X', 'a', 'A', 'b', 'B', 0)",
+                params![n],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let public: Vec<bool> = conn
+            .prepare("SELECT public FROM games ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(public, [true, false, true, false, false]);
     }
 }

@@ -83,6 +83,9 @@ pub(crate) struct GameStart {
     pub(crate) first: Player,
     pub(crate) players: ByPlayer<GamePlayer>,
     pub(crate) at_ms: i64,
+    /// Whether the table is public; the records of private tables are
+    /// listed only for their players.
+    pub(crate) public: bool,
 }
 
 fn player_str(p: Player) -> &'static str {
@@ -148,8 +151,8 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
         Write::GameStart(g) => {
             conn.prepare_cached(
                 "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, x_bot,
-                     o_id, o_name, o_bot, started_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                     o_id, o_name, o_bot, started_ms, public)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
             .execute(params![
                 g.seq,
@@ -164,6 +167,7 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                 g.players.o.name,
                 g.players.o.bot.map(|b| b.as_str()),
                 g.at_ms,
+                g.public,
             ])?;
         }
         Write::Move {

@@ -13,6 +13,7 @@ mod game;
 mod health;
 mod hostile;
 mod limits;
+mod privacy;
 mod properties;
 mod reconnect;
 mod refusals;
