@@ -2,7 +2,7 @@
 //!
 //! | route | body |
 //! | --- | --- |
-//! | `GET /api/tables` | `[LobbyTable]`: open public tables, waiting ones first |
+//! | `GET /api/tables` | `[LobbyTable]`: public tables not closed, waiting ones first |
 //! | `GET /api/games?player=&limit=` | `[GameSummary]`: finished games the asker may see, newest first |
 //! | `GET /api/games/{id}` | `GameRecord` |
 //! | `GET /api/games/{id}/log?start=&end=` | `LogSlice` |
@@ -304,7 +304,7 @@ pub(crate) async fn analyze(params: Params) -> Result<Json<AnalyzeResponse>, Api
     }))
 }
 
-/// Any other `/api/...` path.
+/// Any other `/api/...` path, `/api` and `/api/` included.
 pub(crate) async fn not_found() -> ApiError {
     ApiError::NotFound("no such API endpoint; see docs/protocol.md".into())
 }
