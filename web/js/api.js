@@ -1,4 +1,10 @@
 // The server's HTTP API (`/api/...`): small JSON GETs.
+//
+// Requests about games carry the session token in an `Authorization: Bearer`
+// header (never in the URL), so that the server shows this player their own
+// games at private tables (pass and play, friends' tables) as well.
+
+import * as store from './store.js';
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -8,8 +14,20 @@ export class ApiError extends Error {
   }
 }
 
-async function get(path) {
-  const res = await fetch(path, { headers: { accept: 'application/json' } });
+/** What the server's session tokens look like: 64 hex digits. */
+const TOKEN_SHAPE = /^[0-9a-f]{64}$/i;
+
+async function get(path, { auth = false } = {}) {
+  const headers = { accept: 'application/json' };
+  const token = auth ? store.token() : null;
+  if (token && TOKEN_SHAPE.test(token)) headers.authorization = `Bearer ${token}`;
+  let res = await fetch(path, { headers });
+  if (res.status === 401 && headers.authorization) {
+    // A token this server does not know (its database was reset, say): the
+    // WebSocket will replace it; meanwhile ask as nobody in particular.
+    delete headers.authorization;
+    res = await fetch(path, { headers });
+  }
   if (!res.ok) {
     let message = `${res.status} ${res.statusText}`;
     try {
@@ -25,14 +43,17 @@ async function get(path) {
 
 /** `GameRecord` of one game. */
 export function game(id) {
-  return get(`/api/games/${encodeURIComponent(id)}`);
+  return get(`/api/games/${encodeURIComponent(id)}`, { auth: true });
 }
 
-/** Recent finished games (`GameSummary[]`), newest first. */
+/**
+ * Recent finished games (`GameSummary[]`), newest first: those of public
+ * tables, and this player's own.
+ */
 export function recentGames({ player, limit = 10 } = {}) {
   const q = new URLSearchParams({ limit: String(limit) });
   if (player) q.set('player', player);
-  return get(`/api/games?${q}`);
+  return get(`/api/games?${q}`, { auth: true });
 }
 
 /** The public tables (`LobbyTable[]`). */

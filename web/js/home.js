@@ -257,7 +257,10 @@ export function mountHome(main) {
       replace(recentList, h('li.empty', {}, `Could not load recent games: ${err.message}`));
     }
   }
-  loadRecent();
+  // Once the server has welcomed us, the stored token is one it knows, and
+  // our own private games (pass and play, friends' tables) are listed too.
+  cleanups.push(conn.on('welcome', loadRecent));
+  if (conn.status === 'online') loadRecent();
   const recentTimer = setInterval(loadRecent, 15000);
 
   const onName = () => {

@@ -74,7 +74,7 @@ pub(crate) fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
     let mut n = 0u64;
     let tally = play_games(args, || {
         n += 1;
-        if n % 1024 == 0 {
+        if n.is_multiple_of(1024) {
             bar.set_position(n);
         }
     });

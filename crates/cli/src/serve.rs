@@ -128,29 +128,35 @@ fn config(args: &ServeArgs) -> Config {
     }
 }
 
-/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
+/// A future that resolves on SIGINT (Ctrl-C) or SIGTERM. The handlers are
+/// installed now, not when the future is first polled, so that a signal
+/// sent as soon as the listening line is out is not lost (nor kills the
+/// process uncleanly).
+#[cfg(unix)]
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt =
+        signal(SignalKind::interrupt()).context("cannot install a SIGINT handler")?;
+    let mut terminate =
+        signal(SignalKind::terminate()).context("cannot install a SIGTERM handler")?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        tracing::info!("shutting down");
+    })
+}
+
+/// A future that resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut term) => {
-                term.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
-    tracing::info!("shutting down");
+        tracing::info!("shutting down");
+    })
 }
 
 /// Raises the soft open-files limit to the hard limit: every connection is
@@ -185,6 +191,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = config(&args);
     let state = AppState::new(config)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+    let shutdown = shutdown_signal()?;
     let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;
@@ -198,7 +205,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         out.flush()?;
     }
     tracing::info!(%addr, db = %args.db.display(), "listening");
-    oxo_server::run(listener, state, shutdown_signal())
+    oxo_server::run(listener, state, shutdown)
         .await
         .context("the server failed")?;
     tracing::info!("stopped");

@@ -120,7 +120,7 @@ impl Game {
     /// The player who made move number `ply` (0-based).
     #[must_use]
     pub fn player_of_ply(&self, ply: usize) -> Player {
-        if ply % 2 == 0 {
+        if ply.is_multiple_of(2) {
             self.first
         } else {
             !self.first

@@ -102,8 +102,10 @@ pub(crate) struct Ledger {
 #[derive(Debug, Default)]
 struct Inner {
     acked: Vec<Acked>,
-    /// Game id → (table id, round).
-    games: BTreeMap<String, (String, u32)>,
+    /// Game id → (table id, round, the token of a player of it: the load
+    /// tool's tables are private, and only their players see which table a
+    /// game was played at).
+    games: BTreeMap<String, (String, u32, String)>,
     /// Acknowledged moves per table.
     progress: HashMap<String, u64>,
     /// Tables being played now.
@@ -118,12 +120,14 @@ impl Ledger {
         self.inner.lock().expect("ledger lock is never poisoned")
     }
 
-    /// A `table` event: remembers the game id of the round.
-    pub(crate) fn seen(&self, table_id: &str, game_id: &Option<String>, round: u32, _moves: u32) {
+    /// A `table` event seen by the player holding `token`: remembers the
+    /// game id of the round.
+    pub(crate) fn seen(&self, table_id: &str, game_id: &Option<String>, round: u32, token: &str) {
         if let Some(g) = game_id {
             let mut inner = self.lock();
             if !inner.games.contains_key(g) {
-                inner.games.insert(g.clone(), (table_id.to_owned(), round));
+                let seen = (table_id.to_owned(), round, token.to_owned());
+                inner.games.insert(g.clone(), seen);
             }
         }
     }
@@ -505,9 +509,9 @@ async fn verify(ledger: &Ledger, addr: SocketAddr, report: &mut CrashReport) {
     report.acknowledged_moves = acked.len() as u64;
     let mut records: HashMap<String, GameRecord> = HashMap::new();
     let mut problems: Vec<String> = Vec::new();
-    for (game_id, (table_id, round)) in &games {
+    for (game_id, (table_id, round, token)) in &games {
         let path = format!("/api/games/{game_id}");
-        let record = match http::get(addr, &path, Duration::from_secs(10)).await {
+        let record = match http::get(addr, &path, Some(token), Duration::from_secs(10)).await {
             Ok(r) if r.status == 200 => match serde_json::from_slice::<GameRecord>(&r.body) {
                 Ok(rec) => rec,
                 Err(e) => {
@@ -564,10 +568,11 @@ async fn verify(ledger: &Ledger, addr: SocketAddr, report: &mut CrashReport) {
 /// Checks one record: its table and round, moves numbered 1..n, legal in
 /// order, each by the player whose turn it was.
 fn check_record(record: &GameRecord, table_id: &str, round: u32) -> Result<(), String> {
-    if record.table_id != table_id || record.round != round {
+    if record.table_id.as_deref() != Some(table_id) || record.round != round {
         return Err(format!(
             "recorded at table {} round {}, seen at table {table_id} round {round}",
-            record.table_id, record.round
+            record.table_id.as_deref().unwrap_or("(not shown)"),
+            record.round
         ));
     }
     let mut game = Game::with_first(record.first);
@@ -615,7 +620,7 @@ mod tests {
         };
         GameRecord {
             id: "g".into(),
-            table_id: "t".into(),
+            table_id: Some("t".into()),
             round: 1,
             players: ByPlayer {
                 x: p("a"),
@@ -682,11 +687,11 @@ mod tests {
             }
         });
         let ledger = Ledger::default();
-        ledger.seen("t", &Some("g1".into()), 1, 0);
+        ledger.seen("t", &Some("g1".into()), 1, "token");
         ledger.ack("t", Some("g1".into()), 1, 1, B2);
         ledger.ack("t", Some("g1".into()), 1, 2, A1);
         ledger.ack("t", Some("g1".into()), 1, 3, C3);
-        ledger.seen("t", &Some("g2".into()), 2, 0);
+        ledger.seen("t", &Some("g2".into()), 2, "token");
         ledger.ack("t", Some("g2".into()), 2, 1, B2);
         let mut report = CrashReport::default();
         verify(&ledger, addr, &mut report).await;

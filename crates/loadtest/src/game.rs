@@ -712,7 +712,7 @@ impl GameDriver {
             self.ctx.stats.count(&self.ctx.stats.rounds);
         }
         if let Some(ledger) = &self.ctx.ledger {
-            ledger.seen(&self.table_id, &view.game_id, view.round, view.move_number);
+            ledger.seen(&self.table_id, &view.game_id, view.round, &s.token);
         }
         s.view = Some(view);
     }

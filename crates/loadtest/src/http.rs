@@ -17,16 +17,19 @@ pub(crate) struct Response {
     pub(crate) body: Vec<u8>,
 }
 
-/// `GET path` from the server at `addr`, within `timeout`.
+/// `GET path` from the server at `addr`, within `timeout`, as the player
+/// holding `token` (sent as `Authorization: Bearer <token>`) if given.
 pub(crate) async fn get(
     addr: SocketAddr,
     path: &str,
+    token: Option<&str>,
     timeout: Duration,
 ) -> Result<Response, String> {
     let fetch = async {
         let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+        let auth = token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n"));
         let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\nConnection: close\r\n\r\n"
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\n{auth}Connection: close\r\n\r\n"
         );
         stream
             .write_all(request.as_bytes())

@@ -40,8 +40,10 @@ pub struct RecordedMove {
 pub struct GameRecord {
     /// The game's id.
     pub id: String,
-    /// The table it was played at.
-    pub table_id: String,
+    /// The table it was played at. Absent for a game at a private table,
+    /// unless the request came from one of its two players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_id: Option<String>,
     /// The round number at that table.
     pub round: u32,
     /// The players.

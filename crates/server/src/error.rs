@@ -8,7 +8,7 @@
 //!   nothing it would have changed is kept.
 //!
 //! HTTP handlers have their own [`ApiError`](crate::http::ApiError), which
-//! turns these into 400/404/500 JSON bodies.
+//! turns these into 400/401/404/500 JSON bodies.
 
 use std::borrow::Cow;
 
@@ -72,15 +72,46 @@ impl ClientError {
 }
 
 /// A failure of the server itself: storage, start-up or I/O.
+///
+/// Each message says what failed once, in a line: no variant has a
+/// [`source`](std::error::Error::source) (a chain printed by `{:#}` would
+/// repeat it), and SQLite failures are reduced to SQLite's own short
+/// message, never the SQL that failed (see [`describe`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServerError {
     /// A SQLite call failed.
-    #[error("database error: {0}")]
-    Database(#[from] rusqlite::Error),
+    #[error("database error: {}", describe(.0))]
+    Database(rusqlite::Error),
     /// A group commit failed; every write in it was rolled back.
     #[error("database commit failed: {0}")]
     CommitFailed(String),
+    /// A schema migration failed; the database was left as it was before.
+    #[error("database migration {version} failed: {reason}")]
+    Migration {
+        /// The migration that failed.
+        version: u32,
+        /// SQLite's message.
+        reason: String,
+    },
+    /// Another process (or another server in this one) has the database
+    /// file open: one server per database.
+    #[error("the database is in use by {}; only one server may use it", holder(*.pid))]
+    DatabaseInUse {
+        /// The holder's process id, where the system says.
+        pid: Option<u32>,
+    },
+    /// The file belongs to another application (another application id, or
+    /// tables but no oxo schema); it is left untouched.
+    #[error("not an oxo database ({reason}); leaving it untouched")]
+    ForeignDatabase {
+        /// What gave it away.
+        reason: String,
+    },
+    /// SQLite could open the database only for reading (a read-only file or
+    /// file system).
+    #[error("the database is read-only; oxo needs to write to it")]
+    ReadOnlyDatabase,
     /// The database was written by a newer oxo whose schema this build does
     /// not know.
     #[error("the database has schema version {found}, newer than this oxo knows ({known})")]
@@ -101,11 +132,78 @@ pub enum ServerError {
     NoRuntime,
     /// Listening or serving failed.
     #[error("i/o error: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
+}
+
+impl From<rusqlite::Error> for ServerError {
+    fn from(e: rusqlite::Error) -> ServerError {
+        ServerError::Database(e)
+    }
+}
+
+impl From<std::io::Error> for ServerError {
+    fn from(e: std::io::Error) -> ServerError {
+        ServerError::Io(e)
+    }
+}
+
+fn holder(pid: Option<u32>) -> String {
+    match pid {
+        Some(pid) => format!("another process (pid {pid})"),
+        None => "another process".to_owned(),
+    }
+}
+
+/// The longest SQLite message kept in an error.
+const MAX_REASON: usize = 200;
+
+/// A SQLite failure in one short phrase: SQLite's message (such as "file is
+/// not a database" or "no such table: games") without the statement that
+/// failed, which `rusqlite` would otherwise quote in full.
+pub(crate) fn describe(e: &rusqlite::Error) -> String {
+    let text = match e {
+        rusqlite::Error::SqliteFailure(_, Some(msg))
+        | rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        rusqlite::Error::SqliteFailure(code, None) => {
+            rusqlite::ffi::code_to_str(code.extended_code).to_owned()
+        }
+        other => other.to_string(),
+    };
+    match text.char_indices().nth(MAX_REASON) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text,
+    }
 }
 
 impl From<serde_json::Error> for ServerError {
     fn from(e: serde_json::Error) -> ServerError {
         ServerError::Corrupt(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_failures_are_described_once_and_without_sql() {
+        let conn = rusqlite::Connection::open_in_memory().expect("in memory");
+        let sql = "CREATE TABLE t (a INTEGER); SELECT a FROM nowhere;";
+        let err = ServerError::from(conn.execute_batch(sql).expect_err("no such table"));
+        let text = err.to_string();
+        assert_eq!(text, "database error: no such table: nowhere");
+        assert!(
+            std::error::Error::source(&err).is_none(),
+            "no chain to repeat it"
+        );
+
+        let err = ServerError::from(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
+            None,
+        ));
+        assert_eq!(
+            err.to_string(),
+            "database error: File opened that is not a database file"
+        );
     }
 }

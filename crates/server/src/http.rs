@@ -2,28 +2,39 @@
 //!
 //! | route | body |
 //! | --- | --- |
-//! | `GET /api/tables` | `[LobbyTable]`: open public tables, waiting ones first |
-//! | `GET /api/games?player=&limit=` | `[GameSummary]`: finished games, newest first |
+//! | `GET /api/tables` | `[LobbyTable]`: public tables not closed, waiting ones first |
+//! | `GET /api/games?player=&limit=` | `[GameSummary]`: finished games the asker may see, newest first |
 //! | `GET /api/games/{id}` | `GameRecord` |
 //! | `GET /api/games/{id}/log?start=&end=` | `LogSlice` |
 //! | `GET /api/analyze?position=` | `AnalyzeResponse` |
-//! | `GET /healthz` | `{"status":"ok"}` |
+//! | `GET /healthz` | `{"status":"ok"}`, or 503 `{"status":"unhealthy","error":...}` |
 //! | `GET /metrics` | Prometheus text |
 //!
 //! Bad parameters get 400 and unknown ids 404, each with an
 //! [`oxo_protocol::ApiError`] body; server failures get 500 with a generic
 //! body (the details are logged, not shown).
+//!
+//! # Who is asking
+//!
+//! The game routes may carry the client's session token in
+//! `Authorization: Bearer <token>` (never in the URL, where it would end up
+//! in logs and histories). A valid token makes the request that player's:
+//! they see their own games at private tables in lists, and those games'
+//! `table_id`. A malformed or unknown token gets 401; no header is an
+//! anonymous request.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use oxo_core::{Event, Position, solver};
 use oxo_protocol::{AnalyzeResponse, GameRecord, LobbyTable, LogSlice, MoveAnalysis};
 
 use crate::error::ServerError;
+use crate::ids::{hash_token, is_token_shaped};
 use crate::state::AppState;
 use crate::store;
 
@@ -37,6 +48,8 @@ const DEFAULT_GAMES: u32 = 20;
 pub(crate) enum ApiError {
     /// 400.
     BadRequest(String),
+    /// 401, with `WWW-Authenticate: Bearer`.
+    Unauthorized(String),
     /// 404.
     NotFound(String),
     /// 500; the cause is logged, not sent.
@@ -47,6 +60,14 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, error) = match self {
             ApiError::BadRequest(e) => (StatusCode::BAD_REQUEST, e),
+            ApiError::Unauthorized(e) => {
+                return (
+                    StatusCode::UNAUTHORIZED,
+                    [(header::WWW_AUTHENTICATE, "Bearer")],
+                    Json(oxo_protocol::ApiError { error: e }),
+                )
+                    .into_response();
+            }
             ApiError::NotFound(e) => (StatusCode::NOT_FOUND, e),
             ApiError::Internal => (
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -80,9 +101,62 @@ fn param<T: std::str::FromStr>(
         .transpose()
 }
 
-/// `GET /healthz`.
-pub(crate) async fn healthz() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "status": "ok" }))
+/// The player id a request proves with `Authorization: Bearer <token>`,
+/// or `None` without that header.
+///
+/// # Errors
+///
+/// [`ApiError::Unauthorized`] for another scheme, a malformed token or one
+/// no player holds.
+async fn asker(state: &AppState, headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let unauthorized = || {
+        ApiError::Unauthorized(
+            "Authorization must be \"Bearer <token>\" with the session token from welcome".into(),
+        )
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| is_token_shaped(token))
+        .ok_or_else(unauthorized)?;
+    let hash = hash_token(token);
+    if let Some(account) = state.shared.accounts.get(&hash) {
+        return Ok(Some(account.id.to_string()));
+    }
+    let row = state
+        .shared
+        .store
+        .read(move |c| store::player_by_token(c, hash))
+        .await?;
+    match row {
+        Some(row) => Ok(Some(row.id)),
+        None => Err(ApiError::Unauthorized("unknown session token".into())),
+    }
+}
+
+/// How long `/healthz` waits for its probe write.
+const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// `GET /healthz`: 200 `{"status":"ok"}` while the database takes writes,
+/// else 503 `{"status":"unhealthy","error":...}` (see `Store::health`).
+pub(crate) async fn healthz(State(state): State<AppState>) -> Response {
+    match state.shared.store.health(HEALTH_TIMEOUT).await {
+        Ok(()) => Json(serde_json::json!({ "status": "ok" })).into_response(),
+        Err(error) => {
+            tracing::warn!(%error, "health check failed");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(serde_json::json!({ "status": "unhealthy", "error": error })),
+            )
+                .into_response()
+        }
+    }
 }
 
 /// `GET /metrics`.
@@ -110,8 +184,10 @@ pub(crate) async fn tables(State(state): State<AppState>) -> Json<Vec<LobbyTable
 /// `GET /api/games?player=&limit=`.
 pub(crate) async fn games(
     State(state): State<AppState>,
+    headers: HeaderMap,
     params: Params,
 ) -> Result<Response, ApiError> {
+    let asker = asker(&state, &headers).await?;
     let limit =
         param::<u32>(&params, "limit", "a whole number from 1 to 100")?.unwrap_or(DEFAULT_GAMES);
     if !(1..=MAX_GAMES).contains(&limit) {
@@ -129,12 +205,13 @@ pub(crate) async fn games(
     let games = state
         .shared
         .store
-        .read(move |c| store::recent_games(c, player.as_deref(), limit))
+        .read(move |c| store::recent_games(c, player.as_deref(), asker.as_deref(), limit))
         .await?;
     Ok(Json(games).into_response())
 }
 
-async fn record(state: &AppState, id: String) -> Result<GameRecord, ApiError> {
+async fn record(state: &AppState, id: String, headers: &HeaderMap) -> Result<GameRecord, ApiError> {
+    let asker = asker(state, headers).await?;
     if id.len() > 64 {
         return Err(ApiError::NotFound(format!("no game has the id {id:.64}")));
     }
@@ -142,7 +219,7 @@ async fn record(state: &AppState, id: String) -> Result<GameRecord, ApiError> {
     state
         .shared
         .store
-        .read(move |c| store::game_record(c, &lookup))
+        .read(move |c| store::game_record(c, &lookup, asker.as_deref()))
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no game has the id {id}")))
 }
@@ -150,20 +227,22 @@ async fn record(state: &AppState, id: String) -> Result<GameRecord, ApiError> {
 /// `GET /api/games/{id}`.
 pub(crate) async fn game(
     State(state): State<AppState>,
+    headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<GameRecord>, ApiError> {
-    record(&state, id).await.map(Json)
+    record(&state, id, &headers).await.map(Json)
 }
 
 /// `GET /api/games/{id}/log?start=&end=`.
 pub(crate) async fn game_log(
     State(state): State<AppState>,
+    headers: HeaderMap,
     Path(id): Path<String>,
     params: Params,
 ) -> Result<Json<LogSlice>, ApiError> {
     let start = param::<usize>(&params, "start", "a whole number")?;
     let end = param::<usize>(&params, "end", "a whole number")?;
-    let record = record(&state, id).await?;
+    let record = record(&state, id, &headers).await?;
     let mut events = Vec::with_capacity(record.moves.len() + 2);
     events.push(Event::Start {
         first: record.first,
@@ -225,7 +304,7 @@ pub(crate) async fn analyze(params: Params) -> Result<Json<AnalyzeResponse>, Api
     }))
 }
 
-/// Any other `/api/...` path.
+/// Any other `/api/...` path, `/api` and `/api/` included.
 pub(crate) async fn not_found() -> ApiError {
     ApiError::NotFound("no such API endpoint; see docs/protocol.md".into())
 }

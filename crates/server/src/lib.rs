@@ -81,6 +81,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/log", get(http::game_log))
         .route("/api/analyze", get(http::analyze))
         .route("/api", any(http::not_found))
+        .route("/api/", any(http::not_found))
         .route("/api/{*rest}", any(http::not_found))
         .route("/", get(assets::index))
         .route("/t/{table_id}", get(assets::index))

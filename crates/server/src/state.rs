@@ -85,8 +85,13 @@ impl AppState {
     ///
     /// # Errors
     ///
-    /// [`ServerError::NoRuntime`] outside a runtime; a database error if the
-    /// file cannot be opened, migrated or read.
+    /// [`ServerError::NoRuntime`] outside a runtime. A database file that is
+    /// not this server's to write is refused before anything is written to
+    /// it: [`ServerError::DatabaseInUse`] (another server has it),
+    /// [`ServerError::ForeignDatabase`], [`ServerError::SchemaTooNew`],
+    /// [`ServerError::ReadOnlyDatabase`], or a database error such as "file
+    /// is not a database". A database error also if it cannot be migrated or
+    /// read.
     pub fn new(config: Config) -> Result<AppState, ServerError> {
         tokio::runtime::Handle::try_current().map_err(|_| ServerError::NoRuntime)?;
         let metrics = Arc::new(Metrics::default());

@@ -1245,6 +1245,7 @@ impl Table {
             first,
             players,
             at_ms: now_ms(),
+            public: self.options.public,
         })));
         self.lobby_dirty = true;
         self.arm_turn(Instant::now());

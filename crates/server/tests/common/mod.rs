@@ -129,8 +129,24 @@ impl Server {
 
     /// `GET path`: status, raw head and body.
     pub async fn get_full(&self, path: &str) -> (u16, String, String) {
+        self.get_with(path, "").await
+    }
+
+    /// `GET path` with `Authorization: Bearer <token>`: status and JSON body.
+    pub async fn get_as(&self, path: &str, token: &str) -> (u16, Value) {
+        let (status, _, body) = self
+            .get_with(path, &format!("Authorization: Bearer {token}\r\n"))
+            .await;
+        let value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
+        (status, value)
+    }
+
+    /// `GET path` with extra header lines (each ending in CRLF): status, raw
+    /// head and body.
+    pub async fn get_with(&self, path: &str, headers: &str) -> (u16, String, String) {
         let mut tcp = TcpStream::connect(self.addr).await.expect("connect");
-        let req = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+        let req =
+            format!("GET {path} HTTP/1.1\r\nHost: test\r\n{headers}Connection: close\r\n\r\n");
         tcp.write_all(req.as_bytes()).await.expect("write");
         let mut raw = Vec::new();
         tokio::time::timeout(WAIT, tcp.read_to_end(&mut raw))
@@ -378,4 +394,17 @@ pub async fn pair(server: &Server, options: Value) -> (Client, Client, String) {
     o.ok(json!({"type":"join_table","table_id":table})).await;
     x.table_until(|t| t.players.o.is_some()).await;
     (x, o, table)
+}
+
+/// A fresh database path in its own temporary directory.
+pub fn temp_db(name: &str) -> std::path::PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!(
+        "oxo-server-test-{name}-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir.join("oxo.db")
 }

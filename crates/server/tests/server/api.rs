@@ -65,7 +65,24 @@ async fn records_logs_and_lists_of_games() {
         (past["start"].as_u64(), past["end"].as_u64()),
         (Some(5), Some(7))
     );
-    for bad in ["start=x", "start=3&end=1", "end=-1"] {
+    // Past the end: clamped to an empty slice at the end.
+    let (_, empty) = server
+        .get_json(&format!("/api/games/{game_id}/log?start=9&end=20"))
+        .await;
+    assert_eq!(
+        (empty["start"].as_u64(), empty["end"].as_u64()),
+        (Some(7), Some(7))
+    );
+    assert_eq!(empty["events"], json!([]));
+    // `end` defaults to the length of the log, so `start` alone past it
+    // is after `end`.
+    for bad in [
+        "start=x",
+        "start=3&end=1",
+        "end=-1",
+        "start=20&end=10",
+        "start=9",
+    ] {
         let (status, body) = server
             .get_json(&format!("/api/games/{game_id}/log?{bad}"))
             .await;
@@ -99,6 +116,24 @@ async fn records_logs_and_lists_of_games() {
     assert!(missing["error"].as_str().unwrap().contains("no game"));
     assert_eq!(server.get("/api/games/nope/log").await.0, 404);
     assert_eq!(server.get("/api/nothing/here").await.0, 404);
+    // Every unknown API path, the bare prefix included, gets a JSON 404.
+    for path in [
+        "/api",
+        "/api/",
+        "/api/nothing",
+        "/api/nothing/",
+        "/api/games/x/y/z",
+    ] {
+        let (status, head, body) = server.get_full(path).await;
+        assert_eq!(status, 404, "{path}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{path}: {head}"
+        );
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(body["error"].is_string(), "{path}: {body}");
+    }
     server.stop().await;
 }
 

@@ -10,8 +10,10 @@ mod table_model;
 
 mod api;
 mod game;
+mod health;
 mod hostile;
 mod limits;
+mod privacy;
 mod properties;
 mod reconnect;
 mod refusals;

@@ -82,3 +82,49 @@ async fn unfinished_games_resume_after_a_restart() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
+
+#[tokio::test]
+async fn a_corrupt_table_is_skipped_and_the_others_resume() {
+    let db = temp_db("corrupt");
+    let cfg = || Config {
+        db: DbLocation::File(db.clone()),
+        ..config()
+    };
+    let server = Server::with(cfg()).await;
+    // Four tables, one move each; three get a corrupt row below.
+    let mut tables = Vec::new();
+    for _ in 0..4 {
+        let (mut x, o, table) = pair(&server, json!({})).await;
+        x.play(&table, "b2").await;
+        tables.push((x.token.clone(), o.token.clone(), table));
+    }
+    server.stop().await;
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let bad_status = "UPDATE tables SET status = 'bogus' WHERE id = ?1";
+        let bad_options = "UPDATE tables SET options = 'not json' WHERE id = ?1";
+        let bad_move = "UPDATE moves SET cell = 'z9'
+                        WHERE game = (SELECT game FROM tables WHERE id = ?1)";
+        for (sql, (_, _, table)) in [bad_status, bad_options, bad_move].iter().zip(&tables) {
+            assert_eq!(conn.execute(sql, [table]).unwrap(), 1, "{sql}");
+        }
+    }
+
+    // The server starts, without the three broken tables...
+    let server = Server::with(cfg()).await;
+    for (xt, _, _) in &tables[..3] {
+        let (_, welcome) = server.resume(xt).await;
+        assert_eq!(welcome["tables"], json!([]), "{welcome}");
+    }
+    // ...and the sound one goes on where it was.
+    let (xt, ot, table) = &tables[3];
+    let (mut x, welcome) = server.resume(xt).await;
+    assert_eq!(welcome["tables"], json!([table]));
+    let state = x.table_until(|_| true).await;
+    assert_eq!(state.board, "....X....");
+    let (mut o, _) = server.resume(ot).await;
+    let state = o.play(table, "a1").await;
+    assert_eq!(state.board, "O...X....");
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
