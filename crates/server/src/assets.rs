@@ -1,15 +1,48 @@
-//! The browser UI, embedded in the binary at build time (see `build.rs`).
+//! The browser UI, embedded in the binary at build time (see `build.rs`),
+//! served compressed and cached.
 //!
 //! `web/index.html` answers `/`, `/t/{table_id}` (a friend's invitation link)
 //! and `/games/{game_id}` (a replay); every other file of `web/` is served at
 //! its path. Every response of the server carries a strict
 //! Content-Security-Policy and friends (see [`security_headers`]).
+//!
+//! # Caching
+//!
+//! Each file has a content hash, computed by `build.rs`, and is served with
+//! it as a strong `ETag` and `Cache-Control: no-cache`: the browser keeps
+//! the file but asks each time with `If-None-Match`, and a current copy
+//! costs a `304` without a body.
+//!
+//! # Compression
+//!
+//! Text files are compressed at build time, with brotli and gzip at their
+//! highest levels, and each encoding is kept only if it is smaller. A request
+//! gets the best one its `Accept-Encoding` allows (see [`negotiate`]), with
+//! `Vary: Accept-Encoding` so that caches keep the encodings apart. No CPU is
+//! spent per request, and the JSON API and `/ws` are never compressed.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
+mod negotiate;
 
-use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+
+use negotiate::Encoding;
+
+/// One file of `web/`, as `build.rs` prepared it.
+#[derive(Debug)]
+struct Asset {
+    /// Path relative to `web/`, with `/` separators: `css/app.css`.
+    path: &'static str,
+    /// The first hex digits of the SHA-256 of `identity`: the ETag.
+    hash: &'static str,
+    /// The file as it is.
+    identity: &'static [u8],
+    /// Gzip-compressed, if the file is text and that made it smaller.
+    gzip: Option<&'static [u8]>,
+    /// Brotli-compressed, on the same terms.
+    br: Option<&'static [u8]>,
+}
 
 include!(concat!(env!("OUT_DIR"), "/assets.rs"));
 
@@ -20,9 +53,60 @@ const PLACEHOLDER: &[u8] =
 const CSP: &str = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; \
                    style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-fn assets() -> &'static HashMap<&'static str, &'static [u8]> {
-    static MAP: OnceLock<HashMap<&'static str, &'static [u8]>> = OnceLock::new();
-    MAP.get_or_init(|| ASSETS.iter().copied().collect())
+impl Asset {
+    /// The embedded file at `path` (relative to `web/`), if any.
+    fn find(path: &str) -> Option<&'static Asset> {
+        // `build.rs` sorts the files by path.
+        ASSETS
+            .binary_search_by(|asset| asset.path.cmp(path))
+            .ok()
+            .map(|at| &ASSETS[at])
+    }
+
+    /// The encodings besides identity, in the server's order of preference.
+    fn encodings(&self) -> Vec<Encoding> {
+        [(Encoding::Br, self.br), (Encoding::Gzip, self.gzip)]
+            .into_iter()
+            .filter_map(|(encoding, bytes)| bytes.map(|_| encoding))
+            .collect()
+    }
+
+    fn bytes(&self, encoding: Encoding) -> &'static [u8] {
+        let compressed = match encoding {
+            Encoding::Br => self.br,
+            Encoding::Gzip => self.gzip,
+            Encoding::Identity => None,
+        };
+        compressed.unwrap_or(self.identity)
+    }
+
+    /// The answer to a `GET` (or `HEAD`) with `headers`: the best encoding,
+    /// or `304 Not Modified` if the client's copy is current.
+    fn respond(&self, headers: &HeaderMap) -> Response {
+        let available = self.encodings();
+        let encoding = negotiate::choose(headers, &available);
+        let etag = encoding.etag(self.hash);
+        let mut out = HeaderMap::new();
+        out.insert(
+            header::ETAG,
+            HeaderValue::from_str(&etag).expect("an ETag of hex digits is a valid header value"),
+        );
+        out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        if !available.is_empty() {
+            out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        }
+        if negotiate::not_modified(headers, &etag) {
+            return (StatusCode::NOT_MODIFIED, out).into_response();
+        }
+        out.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(content_type(self.path)),
+        );
+        if let Some(token) = encoding.token() {
+            out.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+        }
+        (out, Body::from(self.bytes(encoding))).into_response()
+    }
 }
 
 fn content_type(path: &str) -> &'static str {
@@ -44,37 +128,39 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-fn file(path: &str, body: &'static [u8]) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, content_type(path)),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        body,
-    )
-        .into_response()
-}
-
 /// `web/index.html` (for `/`, `/t/{id}` and `/games/{id}`).
-pub(crate) async fn index() -> Response {
-    file(
-        "index.html",
-        assets().get("index.html").copied().unwrap_or(PLACEHOLDER),
-    )
+pub(crate) async fn index(headers: HeaderMap) -> Response {
+    match Asset::find("index.html") {
+        Some(asset) => asset.respond(&headers),
+        None => (
+            [
+                (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            PLACEHOLDER,
+        )
+            .into_response(),
+    }
 }
 
 /// Any other path: the file of `web/` with that path, or 404.
-pub(crate) async fn asset(uri: Uri) -> Response {
-    let path = uri.path().trim_start_matches('/');
-    match assets().get(path) {
-        Some(body) => file(path, body),
-        None => (
+pub(crate) async fn asset(method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    let Some(asset) = Asset::find(uri.path().trim_start_matches('/')) else {
+        return (
             StatusCode::NOT_FOUND,
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
             "not found\n",
         )
-            .into_response(),
+            .into_response();
+    };
+    if method != Method::GET && method != Method::HEAD {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "GET, HEAD")],
+        )
+            .into_response();
     }
+    asset.respond(&headers)
 }
 
 /// Adds the security headers to every response.
@@ -105,5 +191,30 @@ mod tests {
         assert_eq!(content_type("js/app.js"), "text/javascript; charset=utf-8");
         assert_eq!(content_type("favicon.svg"), "image/svg+xml");
         assert_eq!(content_type("README"), "application/octet-stream");
+    }
+
+    #[test]
+    fn assets_are_sorted_for_binary_search() {
+        assert!(ASSETS.windows(2).all(|w| w[0].path < w[1].path));
+        for asset in ASSETS {
+            assert_eq!(Asset::find(asset.path).map(|a| a.path), Some(asset.path));
+        }
+        assert!(Asset::find("no/such/file").is_none());
+    }
+
+    #[test]
+    fn compressed_encodings_are_smaller_and_only_for_text() {
+        for asset in ASSETS {
+            for bytes in [asset.gzip, asset.br].into_iter().flatten() {
+                assert!(bytes.len() < asset.identity.len(), "{}", asset.path);
+                assert!(
+                    content_type(asset.path).starts_with("text/")
+                        || content_type(asset.path).ends_with("json")
+                        || asset.path.ends_with(".svg"),
+                    "{}",
+                    asset.path
+                );
+            }
+        }
     }
 }
