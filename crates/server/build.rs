@@ -1,5 +1,6 @@
 //! Embeds the browser UI (`web/` at the workspace root) into the server,
-//! ready to serve: hashed and precompressed.
+//! ready to serve: hashed, precompressed, and with `index.html` pointing at
+//! versioned URLs.
 //!
 //! Every file under `web/` (except hidden files and `node_modules`) becomes an
 //! entry of `ASSETS` in `$OUT_DIR/assets.rs` (an `Asset`, defined in
@@ -7,6 +8,16 @@
 //! first 10 hex digits of its SHA-256), its bytes, and its gzip and brotli
 //! encodings when it is text and they are smaller. Compressing here, at the
 //! highest levels, costs a second per build and no CPU per request.
+//!
+//! `index.html` is rewritten before it is hashed:
+//!
+//! - every `"/path"` attribute value naming another file of `web/` gets its
+//!   hash as a version: `"/css/app.css?v=0123456789"`;
+//! - an import map is inserted before the first `<script type="module"`,
+//!   mapping every module (`/js/net.js`) to its versioned URL, so that the
+//!   modules' relative imports (`./net.js`) load versioned URLs too, while
+//!   the source in `web/` keeps plain paths. The map is an inline script, so
+//!   `INLINE_SCRIPT_HASHES` carries its `'sha256-…'` for the CSP.
 //!
 //! A generated list instead of a crate such as `include_dir` or `rust-embed`
 //! keeps the dependency tree small and lets the server build (with a fallback
@@ -17,9 +28,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::{env, fs};
 
+use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-/// Hex digits of SHA-256 in an ETag: 40 bits, plenty to tell two
+/// Hex digits of SHA-256 in a version or ETag: 40 bits, plenty to tell two
 /// versions of one file apart.
 const HASH_LEN: usize = 10;
 
@@ -27,7 +39,7 @@ const HASH_LEN: usize = 10;
 struct File {
     /// Path relative to `web/`, with `/` separators.
     rel: String,
-    /// Its bytes.
+    /// Its bytes (for `index.html`, after the rewrite).
     bytes: Vec<u8>,
 }
 
@@ -47,13 +59,31 @@ fn main() {
         println!("cargo::warning=web/ not found: the server will serve a placeholder page");
     }
     paths.sort();
-    let files: Vec<File> = paths
+    let mut files: Vec<File> = paths
         .into_iter()
         .map(|(rel, abs)| File {
             bytes: fs::read(&abs).unwrap_or_else(|e| panic!("reading {}: {e}", abs.display())),
             rel,
         })
         .collect();
+
+    let mut inline_hashes = Vec::new();
+    let versions: Vec<(String, String)> = files
+        .iter()
+        .filter(|f| f.rel != "index.html" && url_safe(&f.rel))
+        .map(|f| (f.rel.clone(), short_hash(&f.bytes)))
+        .collect();
+    if let Some(index) = files.iter_mut().find(|f| f.rel == "index.html") {
+        let html =
+            String::from_utf8(std::mem::take(&mut index.bytes)).expect("web/index.html is UTF-8");
+        let (html, import_map) = rewrite_index(&html, &versions);
+        index.bytes = html.into_bytes();
+        if let Some(map) = import_map {
+            let digest = Sha256::digest(map.as_bytes());
+            let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
+            inline_hashes.push(format!("'sha256-{b64}'"));
+        }
+    }
 
     let mut code = String::from(
         "/// Every embedded file of `web/`, sorted by path (see `build.rs`).\n\
@@ -82,8 +112,39 @@ fn main() {
             included(br.as_deref()),
         );
     }
-    code.push_str("];\n");
+    code.push_str("];\n\n");
+    let _ = writeln!(
+        code,
+        "/// CSP sources for the inline scripts of `index.html` (its import map).\n\
+         const INLINE_SCRIPT_HASHES: &str = {:?};",
+        inline_hashes.join(" ")
+    );
     fs::write(out.join("assets.rs"), code).expect("OUT_DIR is writable");
+}
+
+/// Rewrites `index.html`: versioned URLs for the files in `versions`
+/// (`(path, hash)`), and an import map for the JavaScript modules among them.
+/// Returns the page and the import map's JSON, if one was inserted.
+fn rewrite_index(html: &str, versions: &[(String, String)]) -> (String, Option<String>) {
+    let mut html = html.to_owned();
+    for (rel, hash) in versions {
+        html = html.replace(&format!("\"/{rel}\""), &format!("\"/{rel}?v={hash}\""));
+    }
+    let imports: Vec<String> = versions
+        .iter()
+        .filter(|(rel, _)| rel.ends_with(".js") || rel.ends_with(".mjs"))
+        .map(|(rel, hash)| format!("\"/{rel}\":\"/{rel}?v={hash}\""))
+        .collect();
+    let anchor = "<script type=\"module\"";
+    let Some(at) = html.find(anchor).filter(|_| !imports.is_empty()) else {
+        return (html, None);
+    };
+    let map = format!("{{\"imports\":{{{}}}}}", imports.join(","));
+    html.insert_str(
+        at,
+        &format!("<script type=\"importmap\">{map}</script>\n  "),
+    );
+    (html, Some(map))
 }
 
 /// The first [`HASH_LEN`] hex digits of the SHA-256 of `bytes`.
@@ -94,6 +155,13 @@ fn short_hash(bytes: &[u8]) -> String {
     }
     hex.truncate(HASH_LEN);
     hex
+}
+
+/// Whether `rel` can stand in a URL, a quoted attribute and a JSON string
+/// as it is (every file of `web/` today): only such files get versions.
+fn url_safe(rel: &str) -> bool {
+    rel.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._/".contains(&b))
 }
 
 /// Text formats, worth compressing; images such as PNG already are.

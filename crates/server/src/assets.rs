@@ -9,9 +9,32 @@
 //! # Caching
 //!
 //! Each file has a content hash, computed by `build.rs`, and is served with
-//! it as a strong `ETag` and `Cache-Control: no-cache`: the browser keeps
-//! the file but asks each time with `If-None-Match`, and a current copy
-//! costs a `304` without a body.
+//! it as a strong `ETag`. Two policies:
+//!
+//! - A plain path (`/js/net.js`, and the page itself at `/`) is served with
+//!   `Cache-Control: no-cache`: the browser keeps it but asks each time with
+//!   `If-None-Match`, and a current copy costs a `304` without a body.
+//! - A versioned path whose `?v=` is the file's current hash
+//!   (`/css/app.css?v=0123456789`) is served with
+//!   `Cache-Control: public, max-age=31536000, immutable`: the browser never
+//!   asks again, because another version of the file has another URL. A
+//!   stale or unknown `?v=` gets the current file with `no-cache`.
+//!
+//! The page refers to versioned URLs only: `build.rs` rewrites its
+//! `/css/app.css`, `/js/main.js` and `/favicon.svg`, and inserts an import
+//! map that maps every module to its versioned URL. The modules import each
+//! other by relative path (`./net.js`, resolved to `/js/net.js`) and the map
+//! turns that into `/js/net.js?v=…`, so a return visit costs one `304` for
+//! the page and nothing else. The alternatives were worse: hashed file names
+//! would need the imports inside the modules rewritten, and versioning only
+//! the entry points would leave a revalidation per module. The import map is
+//! an inline script, which `script-src 'self'` forbids, so the CSP allows
+//! exactly its SHA-256 (`INLINE_SCRIPT_HASHES`, computed by `build.rs`). A
+//! browser without import maps (before 2023) ignores the map and loads the
+//! plain paths, which still revalidate.
+//!
+//! The page itself always revalidates (`no-cache`), whichever route serves
+//! it: it is what carries the versions.
 //!
 //! # Compression
 //!
@@ -22,6 +45,8 @@
 //! spent per request, and the JSON API and `/ws` are never compressed.
 
 mod negotiate;
+
+use std::sync::OnceLock;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
@@ -34,9 +59,9 @@ use negotiate::Encoding;
 struct Asset {
     /// Path relative to `web/`, with `/` separators: `css/app.css`.
     path: &'static str,
-    /// The first hex digits of the SHA-256 of `identity`: the ETag.
+    /// The first hex digits of the SHA-256 of `identity`: version and ETag.
     hash: &'static str,
-    /// The file as it is.
+    /// The file as it is (for `index.html`: as `build.rs` rewrote it).
     identity: &'static [u8],
     /// Gzip-compressed, if the file is text and that made it smaller.
     gzip: Option<&'static [u8]>,
@@ -50,8 +75,8 @@ include!(concat!(env!("OUT_DIR"), "/assets.rs"));
 const PLACEHOLDER: &[u8] =
     b"<!doctype html><title>oxo</title><p>oxo server is running; the web UI was not built in.";
 
-const CSP: &str = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; \
-                   style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// For a versioned URL whose version is current.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 impl Asset {
     /// The embedded file at `path` (relative to `web/`), if any.
@@ -81,8 +106,9 @@ impl Asset {
     }
 
     /// The answer to a `GET` (or `HEAD`) with `headers`: the best encoding,
-    /// or `304 Not Modified` if the client's copy is current.
-    fn respond(&self, headers: &HeaderMap) -> Response {
+    /// or `304 Not Modified` if the client's copy is current. `immutable`
+    /// chooses the caching policy (see the module docs).
+    fn respond(&self, headers: &HeaderMap, immutable: bool) -> Response {
         let available = self.encodings();
         let encoding = negotiate::choose(headers, &available);
         let etag = encoding.etag(self.hash);
@@ -91,7 +117,10 @@ impl Asset {
             header::ETAG,
             HeaderValue::from_str(&etag).expect("an ETag of hex digits is a valid header value"),
         );
-        out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        out.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(if immutable { IMMUTABLE } else { "no-cache" }),
+        );
         if !available.is_empty() {
             out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
         }
@@ -128,10 +157,11 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-/// `web/index.html` (for `/`, `/t/{id}` and `/games/{id}`).
+/// `web/index.html` (for `/`, `/t/{id}` and `/games/{id}`), always
+/// revalidated.
 pub(crate) async fn index(headers: HeaderMap) -> Response {
     match Asset::find("index.html") {
-        Some(asset) => asset.respond(&headers),
+        Some(asset) => asset.respond(&headers, false),
         None => (
             [
                 (header::CONTENT_TYPE, "text/html; charset=utf-8"),
@@ -143,7 +173,8 @@ pub(crate) async fn index(headers: HeaderMap) -> Response {
     }
 }
 
-/// Any other path: the file of `web/` with that path, or 404.
+/// Any other path: the file of `web/` with that path, or 404; immutable if
+/// the query names its current version (`?v=HASH`).
 pub(crate) async fn asset(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     let Some(asset) = Asset::find(uri.path().trim_start_matches('/')) else {
         return (
@@ -160,16 +191,33 @@ pub(crate) async fn asset(method: Method, uri: Uri, headers: HeaderMap) -> Respo
         )
             .into_response();
     }
-    asset.respond(&headers)
+    let version = uri
+        .query()
+        .and_then(|query| query.split('&').find_map(|pair| pair.strip_prefix("v=")));
+    asset.respond(&headers, version == Some(asset.hash))
+}
+
+/// The Content-Security-Policy: same-origin everything, plus the import map
+/// of `index.html` by its hash.
+fn csp() -> &'static HeaderValue {
+    static CSP: OnceLock<HeaderValue> = OnceLock::new();
+    CSP.get_or_init(|| {
+        let mut script_src = String::from("'self'");
+        if !INLINE_SCRIPT_HASHES.is_empty() {
+            script_src = format!("{script_src} {INLINE_SCRIPT_HASHES}");
+        }
+        let policy = format!(
+            "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; \
+             style-src 'self'; script-src {script_src}; frame-ancestors 'none'; base-uri 'none'"
+        );
+        HeaderValue::from_str(&policy).expect("the CSP and base64 hashes are valid header text")
+    })
 }
 
 /// Adds the security headers to every response.
 pub(crate) async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
+    headers.insert(header::CONTENT_SECURITY_POLICY, csp().clone());
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -215,6 +263,18 @@ mod tests {
                     asset.path
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_csp_allows_the_import_map_and_nothing_else_inline() {
+        let csp = csp().to_str().expect("ASCII");
+        assert!(csp.contains("script-src 'self'"), "{csp}");
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        if Asset::find("index.html")
+            .is_some_and(|a| a.identity.windows(9).any(|w| w == b"importmap"))
+        {
+            assert!(csp.contains("'sha256-"), "{csp}");
         }
     }
 }
