@@ -129,46 +129,60 @@ impl Server {
 
     /// `GET path`: status, raw head and body.
     pub async fn get_full(&self, path: &str) -> (u16, String, String) {
-        self.get_with(path, "").await
+        let res = self.request("GET", path, &[]).await;
+        let body = String::from_utf8_lossy(&res.body).into_owned();
+        (res.status, res.head, body)
     }
 
     /// `GET path` with `Authorization: Bearer <token>`: status and JSON body.
     pub async fn get_as(&self, path: &str, token: &str) -> (u16, Value) {
-        let (status, _, body) = self
-            .get_with(path, &format!("Authorization: Bearer {token}\r\n"))
-            .await;
+        let auth = format!("Bearer {token}");
+        let res = self.request("GET", path, &[("Authorization", &auth)]).await;
+        let body = String::from_utf8_lossy(&res.body).into_owned();
         let value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
-        (status, value)
+        (res.status, value)
     }
 
-    /// `GET path` with extra header lines (each ending in CRLF): status, raw
-    /// head and body.
-    pub async fn get_with(&self, path: &str, headers: &str) -> (u16, String, String) {
+    /// `method path` with extra request `headers`, on a connection of its
+    /// own; the body as bytes (it may be compressed), de-chunked.
+    pub async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+    ) -> HttpResponse {
         let mut tcp = TcpStream::connect(self.addr).await.expect("connect");
-        let req =
-            format!("GET {path} HTTP/1.1\r\nHost: test\r\n{headers}Connection: close\r\n\r\n");
+        let mut req = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+        for (name, value) in headers {
+            req.push_str(&format!("{name}: {value}\r\n"));
+        }
+        req.push_str("\r\n");
         tcp.write_all(req.as_bytes()).await.expect("write");
         let mut raw = Vec::new();
         tokio::time::timeout(WAIT, tcp.read_to_end(&mut raw))
             .await
             .expect("response in time")
             .expect("read");
-        let raw = String::from_utf8_lossy(&raw).into_owned();
-        let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a head and a body");
+        let head = String::from_utf8(raw[..split].to_vec()).expect("an ASCII head");
+        let body = &raw[split + 4..];
         let status = head
             .split(' ')
             .nth(1)
             .and_then(|s| s.parse().ok())
             .expect("status");
-        let body = if head
+        let chunked = head
             .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked")
-        {
+            .contains("transfer-encoding: chunked");
+        let body = if chunked {
             dechunk(body)
         } else {
-            body.to_owned()
+            body.to_vec()
         };
-        (status, head.to_owned(), body)
+        HttpResponse { status, head, body }
     }
 
     /// One sample from `/metrics`, by name and labels, e.g.
@@ -190,17 +204,39 @@ impl Server {
     }
 }
 
-fn dechunk(mut body: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&body[..eol])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.trim(), 16).ok())
+            .unwrap_or(0);
         if size == 0 {
             break;
         }
-        out.push_str(&rest[..size]);
+        let rest = &body[eol + 2..];
+        out.extend_from_slice(&rest[..size]);
         body = &rest[size + 2..];
     }
     out
+}
+
+/// An HTTP response read off the wire by [`Server::request`].
+pub struct HttpResponse {
+    pub status: u16,
+    /// The status line and headers, as sent.
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The value of header `name` (any case), if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|line| {
+            let (n, v) = line.split_once(':')?;
+            n.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
 }
 
 /// A WebSocket client.

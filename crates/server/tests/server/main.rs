@@ -9,6 +9,7 @@ mod common;
 mod table_model;
 
 mod api;
+mod assets;
 mod game;
 mod health;
 mod hostile;

@@ -105,12 +105,16 @@ async fn a_bad_or_unknown_token_is_refused_with_401() {
     let unknown = "0123456789abcdef".repeat(4);
     for path in ["/api/games", "/api/games/nope", "/api/games/nope/log"] {
         for header in [
-            "Authorization: Bearer not-a-token\r\n".to_owned(),
-            format!("Authorization: Bearer {unknown}\r\n"),
-            format!("Authorization: Basic {unknown}\r\n"),
-            "Authorization: \r\n".to_owned(),
+            "Bearer not-a-token".to_owned(),
+            format!("Bearer {unknown}"),
+            format!("Basic {unknown}"),
+            String::new(),
         ] {
-            let (status, head, body) = server.get_with(path, &header).await;
+            let res = server
+                .request("GET", path, &[("Authorization", &header)])
+                .await;
+            let (status, head) = (res.status, res.head);
+            let body = String::from_utf8_lossy(&res.body).into_owned();
             assert_eq!(status, 401, "{path} {header:?}: {body}");
             let body: Value = serde_json::from_str(&body).unwrap();
             assert!(body["error"].is_string(), "{body}");
