@@ -76,13 +76,19 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
 }
 
+/// Logs to stderr. A log line that cannot be written (nobody reads stderr
+/// any more) is dropped: by default tracing-subscriber then reports the
+/// failure with `eprintln!`, which panics on the same closed stderr and
+/// takes down whichever task was logging, such as the one that turns
+/// SIGTERM into a shutdown.
 fn init_logging(format: LogFormat) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .log_internal_errors(false);
     let result = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),

@@ -68,3 +68,29 @@ async fn an_explicit_connection_limit_above_the_open_files_limit_warns() {
     );
     assert_eq!(logged(&log, "max_connections"), Some(1000), "{log}");
 }
+
+#[tokio::test]
+async fn sigterm_stops_cleanly_when_nobody_reads_the_log() {
+    // The log's reader is gone (a closed pipe): writing a log line fails,
+    // which must not take down the task that logs it, such as the one
+    // that turns SIGTERM into a shutdown.
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db", ":memory:"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn oxo serve");
+    drop(child.stderr.take());
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line = tokio::time::timeout(common::WAIT, lines.next_line())
+        .await
+        .expect("a listening line in time")
+        .expect("read stdout");
+    assert!(line.is_some_and(|l| l.starts_with("oxo listening on")));
+    // Stdout is still read; only the log has no reader.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    stop(child).await;
+}
