@@ -40,9 +40,10 @@ pub(crate) struct ServeArgs {
     /// Log format on stderr (the level comes from RUST_LOG, default info).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
-    /// The most WebSocket connections at once.
-    #[arg(long, default_value_t = 20_000)]
-    max_connections: usize,
+    /// The most WebSocket connections at once [default: what the open-files
+    /// limit allows, less 64 kept for the database and HTTP, at most 20000].
+    #[arg(long)]
+    max_connections: Option<usize>,
     /// Messages per second per connection, with bursts of twice as many
     /// (0: no rate limits at all, e.g. for load tests: neither messages nor
     /// new players per address).
@@ -80,13 +81,19 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
 }
 
+/// Logs to stderr. A log line that cannot be written (nobody reads stderr
+/// any more) is dropped: by default tracing-subscriber then reports the
+/// failure with `eprintln!`, which panics on the same closed stderr and
+/// takes down whichever task was logging, such as the one that turns
+/// SIGTERM into a shutdown.
 fn init_logging(format: LogFormat) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .log_internal_errors(false);
     let result = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
@@ -94,7 +101,7 @@ fn init_logging(format: LogFormat) -> anyhow::Result<()> {
     result.map_err(|e| anyhow::anyhow!("cannot set up logging: {e}"))
 }
 
-fn config(args: &ServeArgs) -> Config {
+fn config(args: &ServeArgs, max_connections: usize) -> Config {
     let db = if args.db.as_os_str() == ":memory:" {
         DbLocation::Memory
     } else {
@@ -120,7 +127,7 @@ fn config(args: &ServeArgs) -> Config {
         db,
         new_players,
         reconnect_grace: args.reconnect_grace,
-        max_connections: args.max_connections,
+        max_connections,
         rate_limit,
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,
@@ -159,36 +166,71 @@ fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     })
 }
 
-/// Raises the soft open-files limit to the hard limit: every connection is
-/// a file descriptor, and the usual soft limit (1024) is far below
-/// `--max-connections`. A hard limit below what `--max-connections` needs is
-/// raised too when the process may (root); otherwise it stays.
-fn raise_open_files_limit(max_connections: usize) {
-    // Sockets, plus the database, its WAL and the listener.
-    let needed = max_connections as u64 + 64;
-    if let Ok((_, hard)) = rlimit::getrlimit(rlimit::Resource::NOFILE) {
-        if hard < needed {
-            let _ = rlimit::setrlimit(rlimit::Resource::NOFILE, needed, needed);
-        }
-    }
-    match rlimit::increase_nofile_limit(u64::MAX) {
-        Ok(limit) => {
-            if limit < needed {
-                tracing::warn!(
-                    limit,
-                    needed,
-                    "the open-files limit is below --max-connections; raise the hard limit \
-                     (ulimit -Hn) or expect refused connections"
-                );
+/// File descriptors kept back from WebSocket connections: the database
+/// (file, WAL and shared memory for two connections, and the lock), the
+/// listener, plain HTTP requests and the runtime's own.
+const FD_RESERVE: u64 = 64;
+
+/// The default connection limit where the open-files limit is higher.
+const MAX_DEFAULT_CONNECTIONS: usize = 20_000;
+
+/// Raises the soft open-files limit to the hard one (every connection is a
+/// file descriptor, and the usual soft limit, 1024, is far below what a
+/// server wants) and returns the connection limit: `requested` if given,
+/// else what the open-files limit allows after [`FD_RESERVE`], at most
+/// [`MAX_DEFAULT_CONNECTIONS`]. So the default never asks for more than the
+/// system gives, and needs no warning; a `requested` limit above what the
+/// open-files limit allows is raised to if the process may (root), and
+/// warned about otherwise. The choice is logged.
+fn connection_limit(requested: Option<usize>) -> usize {
+    let needed = |n: usize| {
+        u64::try_from(n)
+            .unwrap_or(u64::MAX)
+            .saturating_add(FD_RESERVE)
+    };
+    if let Some(n) = requested {
+        if let Ok((_, hard)) = rlimit::getrlimit(rlimit::Resource::NOFILE) {
+            if hard < needed(n) {
+                let _ = rlimit::setrlimit(rlimit::Resource::NOFILE, needed(n), needed(n));
             }
         }
-        Err(e) => tracing::warn!(error = %e, "cannot raise the open-files limit"),
     }
+    let open_files = match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => Some(limit),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot raise the open-files limit");
+            rlimit::getrlimit(rlimit::Resource::NOFILE)
+                .ok()
+                .map(|(soft, _)| soft)
+        }
+    };
+    let fits = open_files
+        .map(|limit| usize::try_from(limit.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX));
+    let chosen = match (requested, fits) {
+        (Some(n), Some(fits)) if n > fits => {
+            tracing::warn!(
+                max_connections = n,
+                open_files = open_files.unwrap_or(0),
+                "the open-files limit is below --max-connections; raise the hard limit \
+                 (ulimit -Hn) or expect refused connections"
+            );
+            n
+        }
+        (Some(n), _) => n,
+        (None, Some(fits)) => fits.clamp(1, MAX_DEFAULT_CONNECTIONS),
+        (None, None) => MAX_DEFAULT_CONNECTIONS,
+    };
+    tracing::info!(
+        max_connections = chosen,
+        open_files = open_files.unwrap_or(0),
+        "connection limit"
+    );
+    chosen
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    raise_open_files_limit(args.max_connections);
-    let config = config(&args);
+    let max_connections = connection_limit(args.max_connections);
+    let config = config(&args, max_connections);
     let state = AppState::new(config)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;
     let shutdown = shutdown_signal()?;

@@ -1,9 +1,13 @@
 //! Starting and stopping `oxo serve`: a stop request that comes as soon as
-//! the server has said where it listens is honoured cleanly.
+//! the server has said where it listens is honoured cleanly, and the
+//! default connection limit fits the open-files limit it runs under (no
+//! warning), while an explicit one that does not fit is warned about.
 
 mod common;
 
-use common::{TempDir, start, stop};
+use std::time::Duration;
+
+use common::{TempDir, get, start, start_with, stop};
 
 #[tokio::test]
 async fn sigterm_right_after_the_listening_line_stops_cleanly() {
@@ -13,4 +17,80 @@ async fn sigterm_right_after_the_listening_line_stops_cleanly() {
         // No pause: the signal handler must already be in place.
         stop(server).await;
     }
+}
+
+/// Starts `oxo serve` under `ulimit -n LIMIT` (soft and hard) with `args`;
+/// returns the log after a clean stop.
+async fn serve_under_ulimit(limit: u32, args: &[&str]) -> String {
+    let dir = TempDir::new("ulimit");
+    let log = dir.join("server.log");
+    let script = format!("ulimit -n {limit} && exec \"$0\" \"$@\"");
+    let mut sh_args = vec!["-c", script.as_str(), env!("CARGO_BIN_EXE_oxo")];
+    sh_args.extend(["serve", "--addr", "127.0.0.1:0", "--db", ":memory:"]);
+    sh_args.extend(args);
+    let (server, addr) = start_with("sh", &sh_args, Some(&log)).await;
+    assert_eq!(get(addr, "/healthz").await.0, 200);
+    // Give the log a moment, then stop.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop(server).await;
+    std::fs::read_to_string(&log).expect("read the log")
+}
+
+/// The value of `key=` on the first log line that has it.
+fn logged(log: &str, key: &str) -> Option<u64> {
+    let needle = format!("{key}=");
+    log.lines().find_map(|line| {
+        let at = line.find(&needle)? + needle.len();
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    })
+}
+
+#[tokio::test]
+async fn the_default_connection_limit_fits_the_open_files_limit() {
+    let log = serve_under_ulimit(256, &[]).await;
+    assert!(!log.contains("WARN"), "no warning by default: {log}");
+    let chosen = logged(&log, "max_connections")
+        .unwrap_or_else(|| panic!("the chosen limit is logged: {log}"));
+    assert!((1..256).contains(&chosen), "{chosen} within 256: {log}");
+}
+
+#[tokio::test]
+async fn an_explicit_connection_limit_above_the_open_files_limit_warns() {
+    let log = serve_under_ulimit(256, &["--max-connections", "1000"]).await;
+    assert!(
+        log.lines()
+            .any(|l| l.contains("WARN") && l.contains("open-files limit")),
+        "{log}"
+    );
+    assert_eq!(logged(&log, "max_connections"), Some(1000), "{log}");
+}
+
+#[tokio::test]
+async fn sigterm_stops_cleanly_when_nobody_reads_the_log() {
+    // The log's reader is gone (a closed pipe): writing a log line fails,
+    // which must not take down the task that logs it, such as the one
+    // that turns SIGTERM into a shutdown.
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db", ":memory:"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn oxo serve");
+    drop(child.stderr.take());
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line = tokio::time::timeout(common::WAIT, lines.next_line())
+        .await
+        .expect("a listening line in time")
+        .expect("read stdout");
+    assert!(line.is_some_and(|l| l.starts_with("oxo listening on")));
+    // Stdout is still read; only the log has no reader.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    stop(child).await;
 }

@@ -21,18 +21,18 @@
 //! rolled back and replayed with one savepoint per request, so that only the
 //! failing request is refused.
 //!
+//! Reads (the HTTP API, token look-ups) use a second connection on the
+//! blocking pool; WAL lets them run beside the writer. An in-memory database
+//! has one connection only, so there reads go through the writer thread.
+//!
 //! # Health
 //!
 //! The writer records the outcome of every group commit. `/healthz` asks
 //! [`Store::health`]: healthy at once if a commit succeeded within the last
 //! second, otherwise only if a probe write (one row of `health`) commits
 //! within the caller's time limit. So it answers for what matters, whether
-//! the database takes writes now, at the cost of at most one tiny commit
-//! per second.
-//!
-//! Reads (the HTTP API, token look-ups) use a second connection on the
-//! blocking pool; WAL lets them run beside the writer. An in-memory database
-//! has one connection only, so there reads go through the writer thread.
+//! the database takes writes now; while it does, that costs at most about
+//! one tiny commit per second (probes that arrive together share one).
 //!
 //! # Layout
 //!
