@@ -277,14 +277,32 @@ impl FromStr for Position {
     }
 }
 
+impl fmt::Display for Board {
+    /// The board alone: nine characters `X`, `O` or `.`, row by row from
+    /// the top left (the wire's `board`).
+    ///
+    /// ```
+    /// use oxo_core::{Game, Square};
+    ///
+    /// let mut game = Game::new();
+    /// game.play(Square::B2)?;
+    /// assert_eq!(game.position().board().to_string(), "....X....");
+    /// # Ok::<_, oxo_core::MoveError>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for sq in Square::ALL {
+            let ch = self.get(sq).map_or('.', Player::char);
+            write!(f, "{ch}")?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for Position {
     /// Nine characters, plus ` x` or ` o` when the side to move is not the
     /// one the counts imply.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for sq in Square::ALL {
-            let ch = self.board().get(sq).map_or('.', Player::char);
-            write!(f, "{ch}")?;
-        }
+        write!(f, "{}", self.board())?;
         if self.implied_turn() != Some(self.turn()) {
             write!(f, " {}", self.turn().char().to_ascii_lowercase())?;
         }

@@ -236,13 +236,6 @@ fn bot_state(level: BotLevel, think_ms: u32) -> BotState {
     }
 }
 
-fn board_string(game: &Game) -> String {
-    Square::ALL
-        .iter()
-        .map(|&sq| game.position().board().get(sq).map_or('.', Player::char))
-        .collect()
-}
-
 /// The name a seat shows in pass and play, where one player holds both:
 /// "Player X" and "Player O", in the state and in the game's record.
 fn pass_and_play_name(seat: Player) -> &'static str {
@@ -1442,7 +1435,7 @@ impl Table {
             round: self.round.max(1),
             game_id: self.game_id.as_ref().map(|g| g.0.to_string()),
             first: self.game.first(),
-            board: board_string(&self.game),
+            board: self.game.position().board().to_string(),
             moves: self.game.moves().to_vec(),
             move_number: u32::try_from(self.game.moves().len()).expect("at most 9 moves"),
             turn: if in_progress {

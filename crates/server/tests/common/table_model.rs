@@ -203,10 +203,7 @@ pub fn check_state(t: &TableState) {
     // replays as a game, and the board is that game's.
     let game = Game::from_moves(t.first, &t.moves)
         .unwrap_or_else(|e| panic!("moves {:?} do not replay: {e}: {t:?}", t.moves));
-    let board: String = Square::ALL
-        .into_iter()
-        .map(|sq| game.position().board().get(sq).map_or('.', Player::char))
-        .collect();
+    let board = game.position().board().to_string();
     assert_eq!(t.board, board, "{t:?}");
     assert_eq!(t.move_number as usize, t.moves.len(), "{t:?}");
     let (x, o) = (
