@@ -1,12 +1,10 @@
 //! An in-process client: the whole session without a socket.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 
 use axum::extract::ws::Utf8Bytes;
 use tokio::sync::mpsc;
 
-use crate::conn::Outbox;
 use crate::session::{Flow, Session};
 use crate::state::Shared;
 
@@ -21,13 +19,7 @@ pub struct LocalClient {
 
 impl LocalClient {
     pub(crate) fn new(shared: Arc<Shared>) -> LocalClient {
-        let id = shared.next_conn.fetch_add(1, Relaxed);
-        let (outbox, rx) = Outbox::new(
-            id,
-            shared.config.send_queue,
-            shared.config.send_queue_bytes,
-            &shared.shutdown,
-        );
+        let (outbox, rx) = shared.new_outbox();
         LocalClient {
             session: Session::new(shared, outbox, None),
             rx,

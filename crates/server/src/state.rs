@@ -3,6 +3,9 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+
+use axum::extract::ws::Utf8Bytes;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use oxo_core::ByPlayer;
@@ -11,6 +14,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::accounts::{Account, Accounts};
 use crate::config::Config;
+use crate::conn::Outbox;
 use crate::error::ServerError;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -49,6 +53,18 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner)
             .get(id)
             .cloned()
+    }
+
+    /// The outbox of a new connection, with a fresh id and the configured
+    /// bounds, and the receiver its writer drains.
+    pub(crate) fn new_outbox(&self) -> (Arc<Outbox>, tokio::sync::mpsc::Receiver<Utf8Bytes>) {
+        let id = self.next_conn.fetch_add(1, Relaxed);
+        Outbox::new(
+            id,
+            self.config.send_queue,
+            self.config.send_queue_bytes,
+            &self.shutdown,
+        )
     }
 
     pub(crate) fn register_table(&self, id: &Arc<str>, handle: TableHandle) {

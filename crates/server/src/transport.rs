@@ -152,13 +152,7 @@ enum End {
 
 async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>, _slot: Slot) {
     shared.metrics.connections_total.fetch_add(1, Relaxed);
-    let id = shared.next_conn.fetch_add(1, Relaxed);
-    let (outbox, rx) = Outbox::new(
-        id,
-        shared.config.send_queue,
-        shared.config.send_queue_bytes,
-        &shared.shutdown,
-    );
+    let (outbox, rx) = shared.new_outbox();
     let (sink, stream) = socket.split();
     let (ended_tx, ended_rx) = tokio::sync::oneshot::channel();
     let writer = tokio::spawn(write_loop(

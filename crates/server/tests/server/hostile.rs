@@ -159,12 +159,9 @@ async fn closes(server: &Server, code: u16) -> u64 {
 
 /// One sample from `/metrics`, by name and labels.
 async fn metric(server: &Server, series: &str) -> u64 {
-    let (status, text) = server.get("/metrics").await;
-    assert_eq!(status, 200);
-    let needle = format!("{series} ");
-    text.lines()
-        .find_map(|l| l.strip_prefix(needle.as_str()))
-        .and_then(|n| n.parse().ok())
+    server
+        .metric(series)
+        .await
         .unwrap_or_else(|| panic!("no {series} in /metrics"))
 }
 
