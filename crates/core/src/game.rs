@@ -155,15 +155,6 @@ impl Game {
         Ok(self.outcome)
     }
 
-    /// Plays the cell with index `index` (0..8, row by row from the top left).
-    ///
-    /// # Errors
-    ///
-    /// [`MoveError::OffBoard`] for an index of 9 or more, else as [`Game::play`].
-    pub fn play_index(&mut self, index: u64) -> Result<Option<Outcome>, MoveError> {
-        self.play(Square::try_from(index)?)
-    }
-
     /// Takes back the last move (reopening the game if that move ended it).
     ///
     /// # Errors

@@ -2,16 +2,11 @@
 
 use core::fmt;
 
-use crate::{Bitboard, Board, Outcome, Player, Square, SquareIndexError, WinReason};
+use crate::{Bitboard, Board, Outcome, Player, Square, WinReason};
 
 /// Why a move was refused. The game or position is left unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MoveError {
-    /// The cell index is not on the board (0..8).
-    OffBoard {
-        /// The index that was asked for.
-        index: u64,
-    },
     /// The square already holds a mark.
     Occupied {
         /// The square that was asked for.
@@ -26,9 +21,6 @@ pub enum MoveError {
 impl fmt::Display for MoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MoveError::OffBoard { index } => {
-                write!(f, "cell {index} is off the board (cells are 0..8, a1..c3)")
-            }
             MoveError::Occupied { square, by } => {
                 write!(f, "{square} is already taken (by {by})")
             }
@@ -38,12 +30,6 @@ impl fmt::Display for MoveError {
 }
 
 impl std::error::Error for MoveError {}
-
-impl From<SquareIndexError> for MoveError {
-    fn from(e: SquareIndexError) -> MoveError {
-        MoveError::OffBoard { index: e.0 }
-    }
-}
 
 /// A position some game can reach (with X or O moving first), and the side
 /// to move.

@@ -134,22 +134,6 @@ proptest! {
             Err(e) => prop_assert_eq!(e.input(), s.as_str()),
         }
     }
-
-    #[test]
-    fn cell_indices_are_squares_exactly_below_nine(index in any::<u64>()) {
-        let mut game = Game::new();
-        match game.play_index(index) {
-            Ok(_) => {
-                prop_assert!(index < 9);
-                prop_assert_eq!(game.moves(), &[Square::new(index as u8)]);
-            }
-            Err(e) => {
-                prop_assert!(index >= 9);
-                prop_assert_eq!(e, oxo_core::MoveError::OffBoard { index });
-                prop_assert_eq!(game, Game::new());
-            }
-        }
-    }
 }
 
 /// `Bitboard::count` and `Bitboard::nth` use tables; they must agree with

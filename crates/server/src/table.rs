@@ -1015,7 +1015,6 @@ impl Table {
                 ));
             }
             Err(MoveError::GameOver) => return Err(err(ErrorCode::GameOver, "The round is over")),
-            Err(e) => return Err(ClientError::bad_request(e.to_string())),
         };
         let (game_id, game) = self
             .game_id

@@ -91,7 +91,7 @@ impl From<MoveError> for Refusal {
         match e {
             MoveError::Occupied { square, by } => Refusal::Occupied { square, by },
             // A `Square` is always on the board, so only `GameOver` is left.
-            MoveError::OffBoard { .. } | MoveError::GameOver => Refusal::GameOver,
+            MoveError::GameOver => Refusal::GameOver,
         }
     }
 }
