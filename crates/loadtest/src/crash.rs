@@ -15,16 +15,16 @@
 //! numbered 1..n, legal when replayed through [`oxo_core::Game`], made by the
 //! right player, and that every acknowledged move is there at its ply.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oxo_core::{Game, Rng, Square};
+use oxo_core::{Game, Rng};
 use oxo_protocol::GameRecord;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -35,6 +35,7 @@ use tokio::time::Instant;
 
 use crate::config::Target;
 use crate::game::{Ctx, run_game};
+use crate::ledger::Ledger;
 use crate::stats::Stats;
 use crate::{Error, http};
 
@@ -80,105 +81,6 @@ impl Default for CrashConfig {
             think: Duration::ZERO,
             seed: 0x00c0_ffee,
         }
-    }
-}
-
-/// One acknowledged move.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Acked {
-    table_id: String,
-    game_id: Option<String>,
-    round: u32,
-    ply: u32,
-    cell: Square,
-}
-
-/// What the game drivers saw and had acknowledged, for the checks.
-#[derive(Debug, Default)]
-pub(crate) struct Ledger {
-    inner: Mutex<Inner>,
-}
-
-#[derive(Debug, Default)]
-struct Inner {
-    acked: Vec<Acked>,
-    /// Game id → (table id, round, the token of a player of it: the load
-    /// tool's tables are private, and only their players see which table a
-    /// game was played at).
-    games: BTreeMap<String, (String, u32, String)>,
-    /// Acknowledged moves per table.
-    progress: HashMap<String, u64>,
-    /// Tables being played now.
-    open: HashSet<String>,
-    in_doubt: u64,
-    resumed: u64,
-    resume_failed: u64,
-}
-
-impl Ledger {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().expect("ledger lock is never poisoned")
-    }
-
-    /// A `table` event seen by the player holding `token`: remembers the
-    /// game id of the round.
-    pub(crate) fn seen(&self, table_id: &str, game_id: &Option<String>, round: u32, token: &str) {
-        if let Some(g) = game_id {
-            let mut inner = self.lock();
-            if !inner.games.contains_key(g) {
-                let seen = (table_id.to_owned(), round, token.to_owned());
-                inner.games.insert(g.clone(), seen);
-            }
-        }
-    }
-
-    /// A move's `ok` arrived.
-    pub(crate) fn ack(
-        &self,
-        table_id: &str,
-        game_id: Option<String>,
-        round: u32,
-        ply: u32,
-        cell: Square,
-    ) {
-        let mut inner = self.lock();
-        *inner.progress.entry(table_id.to_owned()).or_default() += 1;
-        inner.acked.push(Acked {
-            table_id: table_id.to_owned(),
-            game_id,
-            round,
-            ply,
-            cell,
-        });
-    }
-
-    /// A move was in flight when its connection dropped.
-    pub(crate) fn in_doubt(&self) {
-        self.lock().in_doubt += 1;
-    }
-
-    /// A seat came back after a reconnect (`true`) or lost its seat.
-    pub(crate) fn resumed(&self, ok: bool) {
-        let mut inner = self.lock();
-        if ok {
-            inner.resumed += 1;
-        } else {
-            inner.resume_failed += 1;
-        }
-    }
-
-    /// A game driver starts playing `table_id`.
-    pub(crate) fn open(&self, table_id: &str) {
-        self.lock().open.insert(table_id.to_owned());
-    }
-
-    /// A game driver stops playing `table_id`.
-    pub(crate) fn close(&self, table_id: &str) {
-        self.lock().open.remove(table_id);
-    }
-
-    fn progress(&self) -> HashMap<String, u64> {
-        self.lock().progress.clone()
     }
 }
 
@@ -594,7 +496,7 @@ fn check_record(record: &GameRecord, table_id: &str, round: u32) -> Result<(), S
 
 #[cfg(test)]
 mod tests {
-    use oxo_core::{ByPlayer, Player};
+    use oxo_core::{ByPlayer, Player, Square};
     use oxo_protocol::{RecordPlayer, RecordedMove};
 
     use super::*;

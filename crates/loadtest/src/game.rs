@@ -43,7 +43,7 @@ use tokio::time::Instant;
 
 use crate::client::{Conn, ConnError};
 use crate::config::Target;
-use crate::crash::Ledger;
+use crate::ledger::Ledger;
 use crate::stats::Stats;
 
 /// What every game task of a run shares.

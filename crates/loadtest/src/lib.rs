@@ -53,6 +53,7 @@ mod error;
 mod game;
 mod hellocycle;
 mod http;
+mod ledger;
 mod nonreader;
 mod procstat;
 mod report;
