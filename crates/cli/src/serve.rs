@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
+use oxo_loadtest::parse_duration;
 use oxo_server::{AppState, Config, DbLocation, RateLimit};
 
 /// How log lines look.
@@ -59,26 +60,6 @@ pub(crate) struct ServeArgs {
     /// The most tables one player may hold a seat at.
     #[arg(long, default_value_t = 10)]
     max_tables_per_player: usize,
-}
-
-/// Parses `250ms`, `60s`, `2m`, `1h` or a bare number of seconds.
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(s.len());
-    let (number, unit) = s.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration: use e.g. 500ms, 60s, 2m"))?;
-    let secs = match unit.trim() {
-        "ms" => value / 1000.0,
-        "" | "s" => value,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        other => return Err(format!("unknown unit {other:?}: use ms, s, m or h")),
-    };
-    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
 }
 
 /// Logs to stderr. A log line that cannot be written (nobody reads stderr
@@ -262,19 +243,4 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     runtime.block_on(serve(args))?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_parse() {
-        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("5 parsecs").is_err());
-    }
 }
