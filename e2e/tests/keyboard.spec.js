@@ -6,7 +6,9 @@ import { status, cell, boardOf, chooseMove, SQUARES } from '../support/game.js';
 
 test('a keyboard-only game against the computer', async ({ page, server }) => {
   await page.goto('/');
-  await expect(page.getByRole('radio', { name: /^Impossible/ })).toBeChecked();
+  // A newcomer starts at Medium; this game is against Impossible.
+  await expect(page.getByRole('radio', { name: /^Medium/ })).toBeChecked();
+  await page.getByRole('radio', { name: /^Impossible/ }).check();
   await expect(page.getByRole('radio', { name: /^X\b/ })).toBeChecked();
 
   // Tab to the start button and press Enter.

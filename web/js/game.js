@@ -19,6 +19,7 @@ import { navigate } from './router.js';
 import { mySeats, forget } from './session.js';
 import { SQUARES, parseBoard, index, outcomeCells, other } from './notation.js';
 import { view, describe, outcomeText } from './status.js';
+import { LEVELS, SIDES, botChoice, createBotTable, rememberBot, segmented } from './botgame.js';
 
 const MAX_CHAT = 100;
 
@@ -139,6 +140,29 @@ export function mountGame(main, { tableId, watch }) {
 
   const keysHelp = h('p.keys-help', {}, '');
 
+  // Against the computer, the next game is one click away, with the level
+  // and side beside the board (as in Google's game); starting it leaves this
+  // table, so no seat is left behind.
+  const next = botChoice();
+  const newGameButton = h('button.btn.btn-primary', { type: 'button', id: 'new-game' });
+  const resetNewGame = confirmable(newGameButton, {
+    label: 'New game',
+    confirmLabel: 'Forfeit and start a new game?',
+    needsConfirm: () => table?.status === 'in_progress',
+    action: newGame,
+  });
+  const nextEl = h('section.next-game', { id: 'next-game', hidden: true, 'aria-label': 'New game against the computer' },
+    segmented('next-level', 'Level', LEVELS, next.level, (v) => {
+      next.level = v;
+      rememberBot('level', v);
+    }),
+    segmented('next-side', 'You play', SIDES, next.side, (v) => {
+      next.side = v;
+      rememberBot('side', v);
+    }),
+    newGameButton,
+  );
+
   const layout = h('div.game', {},
     h('section.game-main', { 'aria-labelledby': 'game-title' },
       h('div.game-head', {},
@@ -155,6 +179,7 @@ export function mountGame(main, { tableId, watch }) {
       shareEl,
       board.el,
       h('div.controls', {}, rematchButton, forfeitButton, leaveButton, hintsEl),
+      nextEl,
       keysHelp,
     ),
     h('aside.game-side', { 'aria-label': 'Moves and chat' },
@@ -225,14 +250,42 @@ export function mountGame(main, { tableId, watch }) {
     }
   }
 
+  /** Whether a click on the board may send a move now. */
+  function canMove() {
+    return Boolean(table) && conn.status === 'online' && table.status === 'in_progress' &&
+      mySeats(table).includes(table.turn);
+  }
+
   function play(i) {
-    if (!table) return;
+    // Not our turn, or offline: the board is inert and nothing is sent
+    // (a move queued while offline could land much later, unseen).
+    if (!canMove()) return;
     // The toast is an alert: screen readers read the refusal too.
     // The round it is meant for: a retry after a reconnect is then never
     // played in a later round (docs/protocol.md, "Retries").
     const move = { type: 'move', cell: SQUARES[i] };
     if (table.game_id) move.game_id = table.game_id;
     request(move).catch((err) => toast(err.message));
+  }
+
+  async function newGame() {
+    newGameButton.disabled = true;
+    try {
+      try {
+        await request({ type: 'leave_table' });
+      } catch (err) {
+        if (err.code !== 'not_seated' && err.code !== 'no_such_table') throw err;
+      }
+      role = null;
+      forget(tableId);
+      gone = true;
+      const id = await createBotTable(next);
+      navigate(`/t/${encodeURIComponent(id)}`);
+    } catch (err) {
+      gone = false;
+      toast(err.message);
+      newGameButton.disabled = false;
+    }
   }
 
   function rematch() {
@@ -295,7 +348,9 @@ export function mountGame(main, { tableId, watch }) {
   }
 
   function renderStatus() {
-    const [line, sub] = describe(currentView());
+    const [line, described] = describe(currentView());
+    const offline = conn.status !== 'online' && table?.status === 'in_progress' && mySeats(table).length > 0;
+    const sub = offline ? 'Offline: reconnecting… Moves can be played again once back online.' : described;
     statusEl.textContent = line;
     subEl.textContent = sub;
     subEl.hidden = !sub;
@@ -334,7 +389,7 @@ export function mountGame(main, { tableId, watch }) {
     drawsEl.textContent = String(table.scores.draws);
     const parts = [`Round ${table.round}`];
     if (isPass()) parts.push('Pass and play');
-    parts.push(`${table.spectators} watching`);
+    if (table.spectators > 0) parts.push(`${table.spectators} watching`);
     metaEl.textContent = parts.join(' · ');
     metaEl.dataset.spectators = String(table.spectators);
   }
@@ -344,7 +399,7 @@ export function mountGame(main, { tableId, watch }) {
     const seats = mySeats(table);
     const cells = parseBoard(table.board);
     const last = table.moves.length ? index(table.moves[table.moves.length - 1]) : -1;
-    const myTurn = table.status === 'in_progress' && seats.includes(table.turn);
+    const myTurn = canMove();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
     hintsEl.hidden = !(vsBot && seats.length > 0);
     const wantHints = hintsOn && vsBot && myTurn;
@@ -367,11 +422,12 @@ export function mountGame(main, { tableId, watch }) {
       winCells: table.status === 'round_over' ? outcomeCells(table.outcome) : [],
       winner: table.outcome?.winner ?? null,
       preview: myTurn ? table.turn : null,
-      interactive: seats.length > 0 && table.status !== 'closed',
+      interactive: myTurn,
       hints: wantHints ? hints : null,
       animate,
     });
     board.el.classList.toggle('is-over', table.status === 'round_over');
+    board.el.classList.toggle('is-offline', conn.status !== 'online');
   }
 
   function renderMoves() {
@@ -416,6 +472,8 @@ export function mountGame(main, { tableId, watch }) {
     else resetLeave();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
     shareEl.hidden = !(seated && table.status === 'waiting' && !vsBot && !isPass());
+    nextEl.hidden = !(seated && vsBot);
+    if (table.status !== 'in_progress') resetNewGame();
     document.body.classList.toggle('is-spectator', !seated);
     keysHelp.textContent = seated
       ? 'Keyboard: arrow keys and Enter, or 1–9 (1 = top left).'
@@ -492,6 +550,11 @@ export function mountGame(main, { tableId, watch }) {
       statusEl.dataset.offline = 'true';
     } else {
       delete statusEl.dataset.offline;
+    }
+    // Offline the board cannot take a move: it turns inert and says why.
+    if (table) {
+      renderBoard(false);
+      renderStatus();
     }
   }));
   timers.push(setInterval(() => {

@@ -9,43 +9,15 @@ import { h, replace, toast, ago, plural } from './dom.js';
 import { navigate } from './router.js';
 import { myTables, mySeats, onTablesChange } from './session.js';
 import { markSvg } from './board.js';
+import { LEVELS, SIDES, botChoice, botOptions, rememberBot, segmented } from './botgame.js';
 
-const BOT_THINK_MS = 450;
-
-const LEVELS = [
-  { value: 'easy', label: 'Easy', note: 'Takes a win when it sees one' },
-  { value: 'medium', label: 'Medium', note: 'Blocks you, sometimes slips' },
-  { value: 'perfect', label: 'Impossible', note: 'Never loses' },
+/** Per-move time limits a friend's table can have (none, or seconds). */
+const CLOCKS = [
+  { value: '0', label: 'None' },
+  { value: '15', label: '15 s' },
+  { value: '30', label: '30 s' },
+  { value: '60', label: '60 s' },
 ];
-
-const SIDES = [
-  { value: 'X', label: 'X', note: 'Moves first' },
-  { value: 'O', label: 'O', note: 'Moves second' },
-  { value: 'random', label: 'Random', note: 'Toss a coin' },
-];
-
-function segmented(name, legend, options, selected, onChange) {
-  return h('fieldset.choice', {},
-    h('legend', {}, legend),
-    h('div.segmented', {},
-      options.map((opt) =>
-        h('label.segment', {},
-          h('input', {
-            type: 'radio',
-            name,
-            value: opt.value,
-            checked: opt.value === selected,
-            onchange: () => onChange(opt.value),
-          }),
-          h('span.segment-face', {},
-            h('span.segment-label', {}, opt.label),
-            h('span.segment-note', {}, opt.note),
-          ),
-        ),
-      ),
-    ),
-  );
-}
 
 function describeOutcome(outcome, players) {
   if (!outcome) return 'In progress';
@@ -60,9 +32,9 @@ export function mountHome(main) {
   const cleanups = [];
   let busy = false;
 
-  let level = store.pref('botLevel', 'perfect');
-  let side = store.pref('botSide', 'X');
+  let { level, side } = botChoice();
   let isPublic = store.pref('friendPublic', false);
+  let clock = store.pref('friendClock', '0');
 
   async function create(options, button) {
     if (busy) return;
@@ -84,21 +56,17 @@ export function mountHome(main) {
   const botButton = h('button.btn.btn-primary.btn-block', {
     type: 'button',
     id: 'play-bot',
-    onclick: () => {
-      const options = {
-        public: false,
-        starter: 'x',
-        bot: { level, think_ms: BOT_THINK_MS },
-      };
-      if (side !== 'random') options.seat = side;
-      create(options, botButton);
-    },
+    onclick: () => create(botOptions({ level, side }), botButton),
   }, 'Play the computer');
 
   const friendButton = h('button.btn.btn-primary.btn-block', {
     type: 'button',
     id: 'play-friend',
-    onclick: () => create({ public: isPublic, starter: 'alternate', seat: 'X' }, friendButton),
+    onclick: () => {
+      const options = { public: isPublic, starter: 'alternate', seat: 'X' };
+      if (Number(clock) > 0) options.move_time_ms = Number(clock) * 1000;
+      create(options, friendButton);
+    },
   }, 'Create a table');
 
   const passButton = h('button.btn.btn-secondary.btn-block', {
@@ -149,11 +117,11 @@ export function mountHome(main) {
           h('h2', { id: 'h-bot' }, 'Play the computer'),
           segmented('level', 'Level', LEVELS, level, (v) => {
             level = v;
-            store.setPref('botLevel', v);
+            rememberBot('level', v);
           }),
           segmented('side', 'You play', SIDES, side, (v) => {
             side = v;
-            store.setPref('botSide', v);
+            rememberBot('side', v);
           }),
           botButton,
         ),
@@ -161,6 +129,10 @@ export function mountHome(main) {
           h('h2', { id: 'h-friend' }, 'Play a friend'),
           h('p.muted', {}, 'Create a table, then send your friend its link. They open it and take the other seat.'),
           publicToggle,
+          segmented('clock', 'Time per move', CLOCKS, clock, (v) => {
+            clock = v;
+            store.setPref('friendClock', v);
+          }),
           friendButton,
           h('hr.sep'),
           h('h3', {}, 'Pass and play'),

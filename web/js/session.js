@@ -37,7 +37,10 @@ conn.on('welcome', (msg) => {
 });
 
 conn.on('table', ({ table }) => {
-  const seated = mySeats(table).length > 0 && table.status !== 'closed';
+  // Games that can still be played on: waiting or in progress. A finished
+  // round is not a game to resume (the server lets its seat go too).
+  const inPlay = table.status === 'waiting' || table.status === 'in_progress';
+  const seated = mySeats(table).length > 0 && inPlay;
   if (seated) myTables.set(table.id, table);
   else myTables.delete(table.id);
   changed();

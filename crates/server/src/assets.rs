@@ -174,9 +174,19 @@ pub(crate) async fn index(headers: HeaderMap) -> Response {
 }
 
 /// Any other path: the file of `web/` with that path, or 404; immutable if
-/// the query names its current version (`?v=HASH`).
+/// the query names its current version (`?v=HASH`). A page that does not
+/// exist (a path whose last part has no file extension) gets the UI with
+/// status 404, so that people see a "not found" page in the UI's own style
+/// with a way home; a missing file gets a plain 404.
 pub(crate) async fn asset(method: Method, uri: Uri, headers: HeaderMap) -> Response {
-    let Some(asset) = Asset::find(uri.path().trim_start_matches('/')) else {
+    let path = uri.path().trim_start_matches('/');
+    let Some(asset) = Asset::find(path) else {
+        let is_page = !path.rsplit('/').next().unwrap_or("").contains('.');
+        if is_page && (method == Method::GET || method == Method::HEAD) {
+            let mut page = index(HeaderMap::new()).await;
+            *page.status_mut() = StatusCode::NOT_FOUND;
+            return page;
+        }
         return (
             StatusCode::NOT_FOUND,
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
