@@ -335,8 +335,15 @@ async fn unknown_pages_get_the_ui_with_404_and_missing_files_a_plain_404() {
     let page = get(&server, "/no/such/page", &[]).await;
     assert_eq!(page.status, 404);
     let body = String::from_utf8_lossy(&page.body);
-    assert!(body.contains("<!doctype html") || body.contains("<!DOCTYPE html"), "{body}");
-    assert!(page.head.to_ascii_lowercase().contains("text/html"), "{}", page.head);
+    assert!(
+        body.contains("<!doctype html") || body.contains("<!DOCTYPE html"),
+        "{body}"
+    );
+    assert!(
+        page.head.to_ascii_lowercase().contains("text/html"),
+        "{}",
+        page.head
+    );
     let file = get(&server, "/js/no-such-module.js", &[]).await;
     assert_eq!(file.status, 404);
     assert!(!String::from_utf8_lossy(&file.body).contains("<html"));
