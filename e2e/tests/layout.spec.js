@@ -200,3 +200,18 @@ for (const width of [375, 1280]) {
     expect(await endInView(replayLink)).toMatchObject({ overflows: true, atEnd: true });
   });
 }
+
+test('a finished round shows no hover on its cells', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) await play(page, sq, mark);
+  await expect(status(page)).toHaveText('X wins');
+  const look = (sq) => page.locator(`.cell[data-square="${sq}"]`).evaluate((el) => {
+    const style = getComputedStyle(el);
+    return { background: style.backgroundColor, cursor: style.cursor };
+  });
+  // The pointer is still on c3, the last move; a1 is in the line too.
+  await page.locator('.cell[data-square="c3"]').hover();
+  expect(await look('c3')).toEqual(await look('a1'));
+  expect((await look('c3')).cursor).toBe('default');
+});
