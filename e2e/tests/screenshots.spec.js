@@ -1,18 +1,21 @@
 // Screenshots of the main screens on a desktop and a 375 px phone, light and
-// dark, saved to e2e/artifacts/ for people to look at.
+// dark (and a 768 px tablet and a 320 px phone, light), saved to
+// e2e/artifacts/ for people to look at.
 
 import { test, expect, artifact } from '../support/fixtures.js';
 import { status, play, startBotGame } from '../support/game.js';
 
 const VIEWPORTS = {
-  desktop: { width: 1280, height: 800 },
-  mobile: { width: 375, height: 812 },
+  desktop: { size: { width: 1280, height: 800 }, schemes: ['light', 'dark'] },
+  mobile: { size: { width: 375, height: 812 }, schemes: ['light', 'dark'] },
+  tablet: { size: { width: 768, height: 1024 }, schemes: ['light'] },
+  small: { size: { width: 320, height: 640 }, schemes: ['light'] },
 };
 
-for (const [label, viewport] of Object.entries(VIEWPORTS)) {
-  for (const scheme of ['light', 'dark']) {
-    test(`screenshots: ${label}, ${scheme}`, async ({ page, server }) => {
-      await page.setViewportSize(viewport);
+for (const [label, { size, schemes }] of Object.entries(VIEWPORTS)) {
+  for (const scheme of schemes) {
+    test(`screenshots: ${label}, ${scheme}`, async ({ page, server, player }) => {
+      await page.setViewportSize(size);
       await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
       const shot = async (name) => {
         await page.screenshot({ path: artifact(`${name}-${label}-${scheme}.png`), fullPage: true, animations: 'disabled' });
@@ -51,6 +54,25 @@ for (const [label, viewport] of Object.entries(VIEWPORTS)) {
       await page.getByRole('link', { name: 'Open replay' }).click();
       await expect(page.locator('#position')).toHaveText('Move 5 of 5');
       await shot('replay');
+
+      // A table waiting for a friend, its link to send.
+      await page.goto('/');
+      await page.getByRole('button', { name: 'Create a table' }).click();
+      await expect(page.locator('#share')).toBeVisible();
+      await page.mouse.move(0, 0);
+      await shot('waiting');
+
+      // Home in use: someone's open table, recent games.
+      const bob = await player('Bob');
+      await bob.goto('/');
+      await bob.getByRole('switch', { name: 'List it in open tables' }).check();
+      await bob.getByRole('button', { name: 'Create a table' }).click();
+      await expect(bob).toHaveURL(/\/t\/[^/]+$/);
+      await page.getByRole('link', { name: 'Home', exact: true }).click();
+      await expect(page.locator('#lobby .row').filter({ hasText: 'Bob' }).first()).toBeVisible();
+      await expect(page.locator('#recent .row')).not.toHaveCount(0);
+      await page.mouse.move(0, 0);
+      await shot('home-busy');
     });
   }
 }

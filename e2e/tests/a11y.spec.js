@@ -1,0 +1,107 @@
+// Accessibility: axe-core on every page (home, a game against the computer
+// mid-game and after the round, a replay), light and dark, on a desktop and
+// a phone. Any serious or critical violation fails the test, listed with its
+// rule, the elements and axe's help text.
+
+import AxeBuilder from '@axe-core/playwright';
+import { test, expect } from '../support/fixtures.js';
+import {
+  status, cell, toastEl, play, playOutVsBot, startBotGame,
+} from '../support/game.js';
+
+const WIDTHS = [1280, 375];
+
+// The experimental rule WCAG 2.5.3 "Label in Name" is worth having: a speech
+// user says what they see ("click Alice"), and it must be part of the name.
+const EXTRA_RULES = ['label-content-name-mismatch'];
+
+// TODO(merge): violations in files this branch may not edit, each with its
+// fix handed over to be applied on the branch that owns the file; drop the
+// entry when the fix is in. `selector` is excluded from the scan.
+const PENDING = [
+  // web/js/replay.js, renderLog(): the log's buttons show "4. c1" and are
+  // named "Move 4: O c1" (label-content-name-mismatch, serious).
+  { selector: '.replay-log .move-btn[aria-label]' },
+];
+
+function describeViolations(violations) {
+  return violations.map((v) => [
+    `${v.id} (${v.impact}): ${v.help}`,
+    `  ${v.helpUrl}`,
+    ...v.nodes.map((n) => `  - ${n.target.join(' ')}\n    ${n.failureSummary.replace(/\n/g, '\n    ')}`),
+  ].join('\n')).join('\n');
+}
+
+/** Runs axe on the page as it is and fails softly on serious or critical findings. */
+async function checkA11y(page, where) {
+  let builder = new AxeBuilder({ page }).options({
+    rules: Object.fromEntries(EXTRA_RULES.map((id) => [id, { enabled: true }])),
+  });
+  for (const { selector } of PENDING) builder = builder.exclude(selector);
+  const { violations } = await builder.analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect.soft(bad.map((v) => v.id), `axe on ${where}:\n${describeViolations(bad)}`).toEqual([]);
+}
+
+for (const width of WIDTHS) {
+  for (const scheme of ['light', 'dark']) {
+    test(`axe finds no serious violations: ${width} px, ${scheme}`, async ({ page, server, player }) => {
+      await page.setViewportSize({ width, height: 800 });
+      // No transitions: axe must see the final colours.
+      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+
+      // A game against the computer, mid-game, with hints.
+      await startBotGame(page, { level: 'Impossible', side: 'X' });
+      await play(page, 'b2', 'X');
+      await expect(page.locator('#moves li.move')).toHaveCount(2, { timeout: 15_000 });
+      await expect(status(page)).toHaveText('Your turn (X)');
+      await page.getByRole('switch', { name: 'Hints' }).check();
+      await expect(page.locator('.cell .hint').first()).toBeVisible();
+      await checkA11y(page, 'a game against the computer, mid-game');
+
+      // A refused move (the square is taken) and Forfeit asking to be sure.
+      await cell(page, 'b2').click();
+      await expect(toastEl(page)).toBeVisible();
+      await page.locator('#forfeit').click();
+      await expect(page.locator('#forfeit')).toHaveText('Really forfeit?');
+      await checkA11y(page, 'a refused move and an armed Forfeit');
+      await page.getByRole('switch', { name: 'Hints' }).uncheck();
+
+      // The same round, lost: the winning line, Rematch, Open replay.
+      await playOutVsBot(page, server, 'X', 'worst');
+      await expect(page.getByRole('button', { name: 'Rematch' })).toBeVisible();
+      await checkA11y(page, 'a finished round');
+
+      // Its replay, at the end and at the start.
+      await page.getByRole('link', { name: 'Open replay' }).click();
+      await expect(page.locator('#position')).toHaveText(/^Move (\d) of \1$/);
+      await checkA11y(page, 'a replay, at the end');
+      await page.keyboard.press('Home');
+      await expect(page.locator('#position')).toHaveText(/^Start/);
+      await checkA11y(page, 'a replay, at the start');
+
+      // Home, with the game in "Recent games" (both colours of names) and
+      // someone's open table in the lobby.
+      const bob = await player('Bob');
+      await bob.goto('/');
+      await bob.getByRole('switch', { name: 'List it in open tables' }).check();
+      await bob.getByRole('button', { name: 'Create a table' }).click();
+      await expect(bob).toHaveURL(/\/t\/[^/]+$/);
+      await page.getByRole('link', { name: 'Home', exact: true }).click();
+      await expect(page.locator('#recent .row')).not.toHaveCount(0);
+      await expect(page.locator('#lobby .row').filter({ hasText: 'Bob' }).first()).toBeVisible();
+      await checkA11y(page, 'the home page');
+
+      // The name dialog.
+      await page.locator('#me-name').click();
+      await expect(page.getByRole('dialog', { name: 'Your name' })).toBeVisible();
+      await checkA11y(page, 'the name dialog');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+
+      // A table waiting for a friend, with its link to send.
+      await page.getByRole('button', { name: 'Create a table' }).click();
+      await expect(page.locator('#share')).toBeVisible();
+      await checkA11y(page, 'a table waiting for a friend');
+    });
+  }
+}

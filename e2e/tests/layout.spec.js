@@ -1,0 +1,217 @@
+// Layout on phones, tablets and desktops: every label fits its button, the
+// page never scrolls sideways, the level descriptions stay readable on a
+// phone, the header lines up with the game, the home cards leave no holes,
+// and a share field shows the end of its link (the id), not its start.
+
+import { test, expect } from '../support/fixtures.js';
+import { status, play, playOutVsBot, startBotGame } from '../support/game.js';
+
+const WIDTHS = [320, 375, 768, 900, 1280];
+
+// Everything that carries a label a person has to read in full.
+const LABELLED = [
+  'button',
+  'a.btn',
+  '.segment-face',
+  '.segment-label',
+  '.segment-note',
+  '.switch',
+  '.switch-label',
+  '.back',
+].join(', ');
+
+/**
+ * The labelled elements whose content is wider than their box (clipped, cut
+ * by an ellipsis or spilling out), and whether the page scrolls sideways.
+ */
+async function overflows(page) {
+  return page.evaluate((selector) => {
+    const bad = [];
+    for (const el of document.querySelectorAll(selector)) {
+      if (!el.getClientRects().length) continue; // not rendered
+      const name = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')}`;
+      if (el.scrollWidth > el.clientWidth) {
+        bad.push(`${name} "${el.textContent.trim()}": content ${el.scrollWidth} px in ${el.clientWidth} px`);
+      }
+      // Centred content spills out on both sides, which scrollWidth misses.
+      const box = el.getBoundingClientRect();
+      for (const child of el.children) {
+        const r = child.getBoundingClientRect();
+        if (r.width && (r.left < box.left - 0.5 || r.right > box.right + 0.5)) {
+          bad.push(`${name} "${child.textContent.trim()}" spills out: ${r.left.toFixed(1)}–${r.right.toFixed(1)} in ${box.left.toFixed(1)}–${box.right.toFixed(1)}`);
+        }
+      }
+    }
+    const doc = document.documentElement;
+    if (doc.scrollWidth > window.innerWidth) bad.push(`the page scrolls sideways: ${doc.scrollWidth} px in ${window.innerWidth} px`);
+    return bad;
+  }, LABELLED);
+}
+
+async function expectNoOverflow(page, where) {
+  expect.soft(await overflows(page), `labels that do not fit, ${where}`).toEqual([]);
+}
+
+for (const width of WIDTHS) {
+  test(`every label fits its button at ${width} px`, async ({ page, server, player }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+
+    // An open table in the lobby: its row has Join and Watch.
+    const bob = await player('Bob');
+    await bob.goto('/');
+    await bob.getByRole('switch', { name: 'List it in open tables' }).check();
+    await bob.getByRole('button', { name: 'Create a table' }).click();
+    await expect(bob).toHaveURL(/\/t\/[^/]+$/);
+
+    await page.goto('/');
+    await expect(page.locator('#lobby .row').filter({ hasText: 'Bob' }).first()).toBeVisible();
+    await expectNoOverflow(page, 'home');
+
+    // The game: mid-game with hints, then both confirmations armed.
+    await startBotGame(page, { level: 'Impossible', side: 'X' });
+    await play(page, 'b2', 'X');
+    await expect(page.locator('#moves li.move')).toHaveCount(2, { timeout: 15_000 });
+    await expect(status(page)).toHaveText('Your turn (X)');
+    await page.getByRole('switch', { name: 'Hints' }).check();
+    await expect(page.locator('.cell .hint').first()).toBeVisible();
+    await expectNoOverflow(page, 'mid-game');
+    await page.locator('#forfeit').click();
+    await page.locator('#leave').click();
+    await expect(page.locator('#forfeit')).toHaveText('Really forfeit?');
+    await expect(page.locator('#leave')).toHaveText('Leave and forfeit?');
+    await expectNoOverflow(page, 'Forfeit and Leave asking for a second click');
+
+    // The round over: Rematch, Open replay, Leave.
+    await page.getByRole('switch', { name: 'Hints' }).uncheck();
+    await playOutVsBot(page, server, 'X', 'worst');
+    await expect(page.getByRole('button', { name: 'Rematch' })).toBeVisible();
+    await expectNoOverflow(page, 'round over');
+
+    // The replay.
+    await page.getByRole('link', { name: 'Open replay' }).click();
+    await expect(page.locator('#position')).toHaveText(/^Move (\d) of \1$/);
+    await expectNoOverflow(page, 'replay');
+  });
+}
+
+for (const width of [320, 375]) {
+  test(`the level descriptions stay readable at ${width} px`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto('/');
+    const notes = page.locator('.card-bot .segment-note');
+    await expect(notes).toHaveCount(6);
+    for (const note of await notes.all()) await expect(note).toBeVisible();
+    const bad = await notes.evaluateAll((els) => els.flatMap((el) => {
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      const face = el.closest('.segment-face').getBoundingClientRect();
+      const box = el.getBoundingClientRect();
+      const problems = [];
+      if (size < 12) problems.push(`font size ${size} px`);
+      if (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) problems.push('clipped');
+      if (box.left < face.left || box.right > face.right || box.bottom > face.bottom) problems.push('spills out of its button');
+      return problems.map((p) => `"${el.textContent}": ${p}`);
+    }));
+    expect(bad).toEqual([]);
+  });
+}
+
+for (const width of [1280, 375]) {
+  test(`the header, the Home link and the scoreboard line up at ${width} px`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await startBotGame(page, { level: 'Easy', side: 'X' });
+    const left = (sel) => page.locator(sel).evaluate((el) => el.getBoundingClientRect().left);
+    const brand = await left('.brand');
+    expect(Math.abs((await left('.game-head .back')) - brand), 'the Home link under the logo').toBeLessThanOrEqual(1);
+    expect(Math.abs((await left('#scoreboard')) - brand), 'the scoreboard under the logo').toBeLessThanOrEqual(1);
+  });
+}
+
+for (const width of [768, 900, 1280]) {
+  test(`the home cards leave no hole at ${width} px`, async ({ page, player }) => {
+    await page.setViewportSize({ width, height: 800 });
+    // A few finished games make "Recent games" tall.
+    for (let i = 0; i < 3; i += 1) {
+      await page.goto('/');
+      await page.getByRole('button', { name: 'Start pass and play' }).click();
+      for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) await play(page, sq, mark);
+      await expect(status(page)).toHaveText('X wins');
+    }
+    await page.goto('/');
+    await expect(page.locator('#recent .row')).toHaveCount(3);
+    await expect(page.locator('#lobby')).not.toContainText('Loading');
+
+    const { cards, gap, top } = await page.locator('.home-grid').evaluate((grid) => ({
+      top: grid.getBoundingClientRect().top,
+      gap: parseFloat(getComputedStyle(grid).rowGap) || parseFloat(getComputedStyle(grid).columnGap) || 0,
+      cards: [...grid.children].filter((c) => c.getClientRects().length).map((c) => {
+        const r = c.getBoundingClientRect();
+        return { id: c.getAttribute('aria-labelledby'), left: Math.round(r.left), top: r.top, bottom: r.bottom };
+      }),
+    }));
+    const columns = new Map();
+    for (const c of cards) columns.set(c.left, [...(columns.get(c.left) ?? []), c]);
+    if (width >= 768) expect(columns.size, 'two columns of cards').toBe(2);
+    const holes = [];
+    for (const column of columns.values()) {
+      column.sort((a, b) => a.top - b.top);
+      if (column[0].top - top > 1) holes.push(`${column[0].id} starts ${column[0].top - top} px below the grid's top`);
+      for (let i = 1; i < column.length; i += 1) {
+        const space = column[i].top - column[i - 1].bottom;
+        if (space > gap + 1) holes.push(`${space} px of nothing above ${column[i].id} (the gap is ${gap} px)`);
+      }
+    }
+    expect(holes).toEqual([]);
+  });
+}
+
+/** Whether the end of an input's value is in view (its scroll position). */
+async function endInView(input) {
+  return input.evaluate((el) => {
+    const rtl = getComputedStyle(el).direction === 'rtl';
+    // An rtl box scrolls from its right edge: 0 is the end, negative the start.
+    const atEnd = rtl ? el.scrollLeft >= -1 : el.scrollLeft >= el.scrollWidth - el.clientWidth - 1;
+    return { overflows: el.scrollWidth > el.clientWidth, atEnd };
+  });
+}
+
+for (const width of [375, 1280]) {
+  test(`share fields show the end of their link at ${width} px`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+
+    // The table's link, waiting for a friend.
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Create a table' }).click();
+    await expect(page).toHaveURL(/\/t\/[^/]+$/);
+    const tableLink = page.getByRole('textbox', { name: 'Link to this table' });
+    await expect(tableLink).toBeVisible();
+    await expect(tableLink).toHaveValue(page.url());
+    expect(await endInView(tableLink)).toMatchObject({ atEnd: true });
+
+    // A replay's link.
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Start pass and play' }).click();
+    for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) await play(page, sq, mark);
+    await page.getByRole('link', { name: 'Open replay' }).click();
+    await expect(page.locator('#position')).toHaveText('Move 5 of 5');
+    const replayLink = page.getByRole('textbox', { name: 'Link to this replay' });
+    const gameId = new URL(page.url()).pathname.split('/').pop();
+    await expect(replayLink).toHaveValue(new RegExp(`/games/${gameId}$`));
+    expect(await endInView(replayLink)).toMatchObject({ overflows: true, atEnd: true });
+  });
+}
+
+test('a finished round shows no hover on its cells', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) await play(page, sq, mark);
+  await expect(status(page)).toHaveText('X wins');
+  const look = (sq) => page.locator(`.cell[data-square="${sq}"]`).evaluate((el) => {
+    const style = getComputedStyle(el);
+    return { background: style.backgroundColor, cursor: style.cursor };
+  });
+  // The pointer is still on c3, the last move; a1 is in the line too.
+  await page.locator('.cell[data-square="c3"]').hover();
+  expect(await look('c3')).toEqual(await look('a1'));
+  expect((await look('c3')).cursor).toBe('default');
+});
