@@ -26,6 +26,9 @@ export async function winCellsOf(page) {
 
 /** Clicks `sq` and waits until the server's new state shows `mark` there. */
 export async function play(page, sq, mark) {
+  // The board takes a move only when it is ours to make: wait for that, as
+  // a person would.
+  await expect(cell(page, sq)).toHaveAttribute('aria-disabled', 'false', { timeout: 15_000 });
   await cell(page, sq).click();
   await expect(cell(page, sq)).toHaveAttribute('data-mark', mark);
 }
