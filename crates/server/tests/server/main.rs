@@ -9,6 +9,7 @@ mod common;
 mod table_model;
 
 mod api;
+mod explain;
 mod game;
 mod hostile;
 mod limits;
