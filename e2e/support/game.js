@@ -16,7 +16,8 @@ export async function boardOf(page) {
 
 /** The move list as text, e.g. ["1. X a1", "2. O b2"]. */
 export async function movesOf(page) {
-  return page.locator('#moves li.move:not(.move-end)').evaluateAll((lis) => lis.map((li) => li.getAttribute('aria-label')));
+  // Without the solver's verdict that a finished round adds ("… — kept the draw").
+  return page.locator('#moves li.move:not(.move-end)').evaluateAll((lis) => lis.map((li) => (li.dataset.baseLabel ?? li.getAttribute('aria-label')).split(' — ')[0]));
 }
 
 /** The squares highlighted as the winning line. */

@@ -15,14 +15,6 @@ const WIDTHS = [1280, 375];
 // user says what they see ("click Alice"), and it must be part of the name.
 const EXTRA_RULES = ['label-content-name-mismatch'];
 
-// TODO(merge): violations in files this branch may not edit, each with its
-// fix handed over to be applied on the branch that owns the file; drop the
-// entry when the fix is in. `selector` is excluded from the scan.
-const PENDING = [
-  // web/js/replay.js, renderLog(): the log's buttons show "4. c1" and are
-  // named "Move 4: O c1" (label-content-name-mismatch, serious).
-  { selector: '.replay-log .move-btn[aria-label]' },
-];
 
 function describeViolations(violations) {
   return violations.map((v) => [
@@ -37,7 +29,6 @@ async function checkA11y(page, where) {
   let builder = new AxeBuilder({ page }).options({
     rules: Object.fromEntries(EXTRA_RULES.map((id) => [id, { enabled: true }])),
   });
-  for (const { selector } of PENDING) builder = builder.exclude(selector);
   const { violations } = await builder.analyze();
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect.soft(bad.map((v) => v.id), `axe on ${where}:\n${describeViolations(bad)}`).toEqual([]);

@@ -32,6 +32,10 @@ test('the next game against the computer is one click away and leaves no seat be
   // A whole game, then the next one without going home.
   const first = page.url();
   expect(await playOutVsBot(page, server, 'X', 'best')).toBe('Draw');
+  // The round over, the move list carries the solver's verdict on each move.
+  const played = await page.locator('#moves li.move:not(.move-end)').count();
+  await expect(page.locator('#moves li.move[data-verdict="kept_draw"]')).toHaveCount(played);
+  await expect(page.locator('#moves li.move').first()).toHaveAttribute('aria-label', /kept the draw/i);
   await nextGame.getByRole('button', { name: 'New game' }).click();
   await expect(page).not.toHaveURL(first);
   await expect(status(page)).toHaveText('Your turn (X)');

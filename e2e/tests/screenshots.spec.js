@@ -1,6 +1,6 @@
 // Screenshots of the main screens on a desktop and a 375 px phone, light and
-// dark (and a 768 px tablet and a 320 px phone, light), saved to
-// e2e/artifacts/ for people to look at.
+// dark (and a 768 px tablet and a 320 px phone, light; the replay at its
+// end and at a blunder), saved to e2e/artifacts/ for people to look at.
 
 import { test, expect, artifact } from '../support/fixtures.js';
 import { status, play, startBotGame } from '../support/game.js';
@@ -50,10 +50,16 @@ for (const [label, { size, schemes }] of Object.entries(VIEWPORTS)) {
       await expect(status(page)).toHaveText('X wins');
       await shot('win');
 
-      // Its replay (it opens at the end).
+      // Its replay (it opens at the end), explained by the solver; then the
+      // blunder's ply (O b1: b2 held the draw) with its better move marked.
       await page.getByRole('link', { name: 'Open replay' }).click();
       await expect(page.locator('#position')).toHaveText('Move 5 of 5');
+      await expect(page.locator('#summary')).toBeVisible();
+      await expect(page.locator('#log li.move[data-verdict]')).toHaveCount(5);
       await shot('replay');
+      await page.getByRole('button', { name: /^O: 2\. b1\b/ }).click();
+      await expect(page.locator('.board .cell.is-better')).toHaveCount(1);
+      await shot('replay-blunder');
 
       // A table waiting for a friend, its link to send.
       await page.goto('/');

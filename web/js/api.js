@@ -76,3 +76,21 @@ export function analyze(board, turn) {
   }
   return analyses.get(position);
 }
+
+const gameAnalyses = new Map();
+
+/**
+ * The solver's verdict on every move of a game (`GameExplanation`), in one
+ * request for the whole game: `first` "X" or "O", `moves` a list of cells.
+ * Cached like `analyze`: a line of moves never changes value.
+ */
+export function analyzeGame(first, moves) {
+  // Cells are a1..c3: nothing to escape, and the commas stay readable in logs.
+  const query = `first=${encodeURIComponent(first)}&moves=${moves.map(encodeURIComponent).join(',')}`;
+  if (!gameAnalyses.has(query)) {
+    const pending = get(`/api/analyze/game?${query}`);
+    pending.catch(() => gameAnalyses.delete(query));
+    gameAnalyses.set(query, pending);
+  }
+  return gameAnalyses.get(query);
+}

@@ -98,13 +98,16 @@ export class Board {
    * - `preview`: the mark shown on hover/focus of free cells (null: none)
    * - `interactive`: whether activating a cell calls `onPlay`
    * - `hints`: index -> "win" | "draw" | "loss" for free cells, or null
+   * - `better`: indexes of free cells marked as better moves (the replay's
+   *   explanation), drawn as a faint `betterMark` ("X" | "O") in a dashed ring
    * - `animate`: animate marks that appear (false when jumping, e.g. on load)
    */
-  render({ cells, last = -1, winCells = [], winner = null, preview = null, interactive = false, hints = null, animate = true }) {
+  render({ cells, last = -1, winCells = [], winner = null, preview = null, interactive = false, hints = null, better = [], betterMark = null, animate = true }) {
     this.grid.dataset.interactive = interactive ? 'true' : 'false';
     this.grid.classList.toggle('is-playable', Boolean(preview) && interactive);
     this.grid.dataset.turn = preview ?? '';
     const winSet = new Set(winCells);
+    const betterSet = new Set(better);
     for (let i = 0; i < 9; i++) {
       const btn = this.buttons[i];
       const sq = SQUARES[i];
@@ -142,14 +145,26 @@ export class Board {
       } else {
         badge?.remove();
       }
+      const isBetter = !mark && betterSet.has(i);
+      this.renderBetter(btn, isBetter ? betterMark ?? '' : null);
       const parts = [sq, mark ?? 'empty'];
       if (hint) parts.push(`hint: ${HINT_TEXT[hint] ?? hint}`);
+      if (isBetter) parts.push(betterMark ? `better move for ${betterMark}` : 'better move');
       if (i === last) parts.push('last move');
       if (winSet.has(sq)) parts.push('winning line');
       btn.setAttribute('aria-label', parts.join(', '));
     }
     this.cells = cells.slice();
     this.renderWinLine(winCells, winner, animate);
+  }
+
+  /** A faint `mark` in a dashed ring on a better move; null removes it. */
+  renderBetter(btn, mark) {
+    btn.classList.toggle('is-better', mark !== null);
+    const old = btn.querySelector('svg.better');
+    if (old && old.dataset.mark === (mark ?? '')) return;
+    old?.remove();
+    if (mark) btn.append(markSvg(mark, 'better'));
   }
 
   renderWinLine(winCells, winner, animate) {

@@ -20,6 +20,7 @@ import { mySeats, forget } from './session.js';
 import { SQUARES, parseBoard, index, outcomeCells, other } from './notation.js';
 import { view, describe, outcomeText } from './status.js';
 import { LEVELS, SIDES, botChoice, createBotTable, rememberBot, segmented } from './botgame.js';
+import { explainGame, annotateMoves } from './explain.js';
 
 const MAX_CHAT = 100;
 
@@ -122,7 +123,9 @@ export function mountGame(main, { tableId, watch }) {
     h('span.switch-label', {}, 'Hints'),
   );
 
-  const movesEl = h('ol.movelist', { id: 'moves', 'aria-label': 'Moves' });
+  // Focusable: with the verdicts of a finished round it may scroll, and a
+  // keyboard must reach what it scrolls.
+  const movesEl = h('ol.movelist', { id: 'moves', 'aria-label': 'Moves', tabindex: '0' });
   const replayLink = h('a.btn.btn-small.btn-ghost', { 'data-link': true, hidden: true, id: 'replay-link' }, 'Open replay');
   const chatLog = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages' },
     h('li.empty', {}, 'No messages yet.'));
@@ -449,6 +452,14 @@ export function mountGame(main, { tableId, watch }) {
     if (!items.length) items.push(h('li.empty', {}, table.status === 'waiting' ? 'The game starts when both seats are taken.' : 'No moves yet.'));
     replace(movesEl, items);
     movesEl.scrollTop = movesEl.scrollHeight;
+    // Once the round is over, the solver's verdict on every move (one
+    // request per game, cached; the same words as the replay page).
+    if (table.status === 'round_over' && table.moves.length) {
+      const shown = table;
+      explainGame(shown.first, shown.moves).then((e) => {
+        if (table === shown) annotateMoves(movesEl, e);
+      }).catch(() => {});
+    }
     if (table.game_id && table.status === 'round_over') {
       replayLink.href = `/games/${encodeURIComponent(table.game_id)}`;
       replayLink.hidden = false;

@@ -2,11 +2,17 @@
 // board and the log in sync. First / Back / Forward / Last buttons, the arrow
 // keys (Home and End too), or a click on a line of the log. The position
 // shown is kept in the address (`?ply=3`), so a link can point at a move.
+//
+// Once the record is in, one request fetches the solver's explanation of the
+// whole game (explain.js): each log line gets its verdict, the board marks
+// the better moves of a mistake, and a summary says where the game was
+// decided. The replay works without it (say, if that request fails).
 
 import * as api from './api.js';
 import { h, s, replace, announce, copyText, plural } from './dom.js';
 import { Board, markSvg } from './board.js';
 import { boardAfter, index, outcomeCells } from './notation.js';
+import { explainGame, annotateMoves, summarySentence, verdictOf, betterText, betterIndexes, isMistake } from './explain.js';
 
 function playerLabel(p) {
   if (!p) return '?';
@@ -32,6 +38,7 @@ export function outcomeSentence(outcome, players) {
 export function mountReplay(main, { gameId, ply: startPly }) {
   document.title = 'Replay · oxo';
   let record = null;
+  let explanation = null;
   let ply = 0;
   let alive = true;
 
@@ -39,7 +46,10 @@ export function mountReplay(main, { gameId, ply: startPly }) {
   const titleEl = h('h1.replay-title', {}, 'Replay');
   const subEl = h('p.replay-sub.muted', {}, 'Loading…');
   const outcomeEl = h('p.status.replay-outcome', { id: 'outcome' });
+  const summaryEl = h('p.replay-summary', { id: 'summary', hidden: true });
   const positionEl = h('p.replay-position', { id: 'position', 'aria-live': 'polite' });
+  // The legend of the board's marks and what else the mover could have done.
+  const betterEl = h('p.replay-better', { id: 'better' });
   const logEl = h('ol.movelist.replay-log', { id: 'log', 'aria-label': 'Game log' });
 
   // Icons drawn as SVG paths: no font has to carry ⏮ and ⏭.
@@ -81,8 +91,9 @@ export function mountReplay(main, { gameId, ply: startPly }) {
           h('p.table-meta', {}, 'Replay'),
         ),
         h('div.replay-head', { id: 'replay-title' }, titleEl, subEl),
-        h('div.status-box', {}, outcomeEl, positionEl),
+        h('div.status-box', {}, outcomeEl, summaryEl, positionEl),
         board.el,
+        betterEl,
         h('div.controls.replay-controls', { role: 'group', 'aria-label': 'Step through the game' },
           firstBtn, backBtn, fwdBtn, lastBtn),
         h('p.keys-help', {}, 'Keyboard: ← and → step, Home and End jump.'),
@@ -120,21 +131,32 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     if (ply === 0) return `Start: ${record.first} moves first`;
     const m = record.moves[ply - 1];
     let text = `Move ${ply} of ${total()}: ${m.player} ${m.cell}`;
+    const p = plyExplained();
+    if (p) text += ` — ${verdictOf(p).long}. ${betterText(p)}`;
     if (ply === total() && record.outcome) text += `. ${outcomeSentence(record.outcome, record.players)}`;
     return text;
+  }
+
+  /** The explanation of the ply shown, once it has come (none at the start). */
+  function plyExplained() {
+    return explanation && ply > 0 ? explanation.moves[ply - 1] ?? null : null;
   }
 
   function render(animate) {
     const cells = boardAfter(record.moves.map((m) => m.cell), record.first, ply);
     const atEnd = ply === total() && Boolean(record.outcome);
+    const p = plyExplained();
     board.render({
       cells,
       last: ply > 0 ? index(record.moves[ply - 1].cell) : -1,
       winCells: atEnd ? outcomeCells(record.outcome) : [],
       winner: atEnd ? record.outcome.winner ?? null : null,
       interactive: false,
+      better: betterIndexes(p),
+      betterMark: p?.player ?? null,
       animate,
     });
+    renderBetter(p);
     board.el.classList.toggle('is-over', atEnd);
     positionEl.textContent = ply === 0 ? `Start — ${plural(total(), 'move')}` : `Move ${ply} of ${total()}`;
     firstBtn.disabled = backBtn.disabled = ply === 0;
@@ -149,6 +171,25 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     logEl.querySelector('.is-current')?.scrollIntoView({ block: 'nearest' });
   }
 
+  /** The line under the board: a swatch as the legend of the marks when there are any. */
+  function renderBetter(p) {
+    if (!p) {
+      replace(betterEl, explanation && ply === 0 ? 'Step forward to see each move judged by the solver' : '');
+      betterEl.dataset.verdict = '';
+      return;
+    }
+    const v = verdictOf(p);
+    replace(betterEl,
+      h(`span.verdict.${v.className}`, {},
+        h('span.verdict-sym', { 'aria-hidden': 'true' }, v.symbol),
+        h('span.verdict-words', {}, `${p.player} ${p.cell}: ${v.words}`)),
+      ' ',
+      isMistake(p) ? h('span.better-swatch', { 'aria-hidden': 'true' }) : null,
+      h('span.better-text', {}, betterText(p)),
+    );
+    betterEl.dataset.verdict = p.verdict;
+  }
+
   function renderLog() {
     const items = [
       h('li.move.move-start', { dataset: { ply: '0' } },
@@ -158,9 +199,13 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     record.moves.forEach((m, i) => {
       items.push(
         h('li.move', { dataset: { ply: String(i + 1), player: m.player } },
-          h('button.move-btn', { type: 'button', onclick: () => go(i + 1), 'aria-label': `Move ${i + 1}: ${m.player} ${m.cell}` },
-            h('span.move-n', {}, `${i + 1}.`),
-            markSvg(m.player, 'mini'),
+          // Named by what it shows ("4. c1"), with the player first for
+          // screen readers: a name that differs from the visible text
+          // cannot be spoken to voice control (WCAG 2.5.3).
+          h('button.move-btn', { type: 'button', onclick: () => go(i + 1) },
+            h('span.visually-hidden', {}, `${m.player}:`),
+            h('span.move-n', {}, `${i + 1}.`), ' ',
+            markSvg(m.player, 'mini'), ' ',
             h('span.move-sq', {}, m.cell)),
         ),
       );
@@ -169,6 +214,24 @@ export function mountReplay(main, { gameId, ply: startPly }) {
       items.push(h('li.move.move-end', {}, outcomeSentence(record.outcome, record.players)));
     }
     replace(logEl, items);
+    if (explanation) annotateMoves(logEl, explanation);
+  }
+
+  /** Fetches the explanation (one request), then shows it where it belongs. */
+  function loadExplanation(rec) {
+    explainGame(rec.first, rec.moves.map((m) => m.cell)).then((e) => {
+      if (!alive || record !== rec) return;
+      explanation = e;
+      annotateMoves(logEl, e);
+      summaryEl.textContent = summarySentence(e, rec.outcome ?? null);
+      summaryEl.hidden = false;
+      render(false);
+    }).catch(() => {
+      // The replay stands on its own; say so quietly.
+      if (!alive) return;
+      summaryEl.textContent = 'The solver’s explanation could not be loaded.';
+      summaryEl.hidden = false;
+    });
   }
 
   function onKey(ev) {
@@ -197,6 +260,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     renderLog();
     ply = startPly === null ? total() : Math.max(0, Math.min(total(), startPly));
     render(false);
+    loadExplanation(rec);
   }).catch((err) => {
     if (!alive) return;
     replace(main,

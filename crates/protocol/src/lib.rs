@@ -28,8 +28,9 @@ mod server;
 mod table;
 
 pub use api::{
-    AnalyzeResponse, ApiError, GameRecord, GameSummary, LogSlice, MoveAnalysis, RecordPlayer,
-    RecordedMove,
+    AnalyzeResponse, ApiError, DecidingMove, FinalPosition, GameExplanation, GameRecord,
+    GameSummary, LogSlice, MoveAnalysis, PlyExplanation, RecordPlayer, RecordedMove, SolvedValue,
+    ValueKind, Verdict,
 };
 pub use client::{ClientMsg, Request, peek_id};
 pub use error::ErrorCode;

@@ -7,6 +7,7 @@
 //! | `GET /api/games/{id}` | `GameRecord` |
 //! | `GET /api/games/{id}/log?start=&end=` | `LogSlice` |
 //! | `GET /api/analyze?position=` | `AnalyzeResponse` |
+//! | `GET /api/analyze/game?first=&moves=` | `GameExplanation` (in `explain`) |
 //! | `GET /healthz` | `{"status":"ok"}`, or 503 `{"status":"unhealthy","error":...}` |
 //! | `GET /metrics` | Prometheus text |
 //!

@@ -19,7 +19,8 @@
 //!   routing to tables.
 //! - `store`: SQLite with a dedicated writer thread and group commit.
 //! - `lobby`: public tables and their watchers, updates debounced.
-//! - `http`, `assets`, `metrics`: the HTTP side.
+//! - `http`, `assets`, `metrics`: the HTTP side; `explain` judges a whole
+//!   game's moves with the solver (`GET /api/analyze/game`).
 //!
 //! # Examples
 //!
@@ -43,6 +44,7 @@ mod assets;
 mod config;
 mod conn;
 mod error;
+mod explain;
 mod http;
 mod ids;
 mod live;
@@ -80,6 +82,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}", get(http::game))
         .route("/api/games/{id}/log", get(http::game_log))
         .route("/api/analyze", get(http::analyze))
+        .route("/api/analyze/game", get(explain::analyze_game))
         .route("/api", any(http::not_found))
         .route("/api/", any(http::not_found))
         .route("/api/{*rest}", any(http::not_found))
