@@ -66,9 +66,14 @@ for (const width of WIDTHS) {
       // Its replay, at the end and at the start.
       await page.getByRole('link', { name: 'Open replay' }).click();
       await expect(page.locator('#position')).toHaveText(/^Move (\d) of \1$/);
+      // Scan once the solver's verdicts are in (they redraw the log).
+      await expect(page.locator('#summary')).toBeVisible();
       await checkA11y(page, 'a replay, at the end');
       await page.keyboard.press('Home');
       await expect(page.locator('#position')).toHaveText(/^Start/);
+      await expect(page.locator('#log li.is-current')).toHaveAttribute('data-ply', '0');
+      // Let the last highlight's colours settle before axe samples them.
+      await page.waitForTimeout(100);
       await checkA11y(page, 'a replay, at the start');
 
       // Home, with the game in "Recent games" (both colours of names) and

@@ -32,6 +32,8 @@ test('the next game against the computer is one click away and leaves no seat be
   // A whole game, then the next one without going home.
   const first = page.url();
   expect(await playOutVsBot(page, server, 'X', 'best')).toBe('Draw');
+  // A bot always wants a rematch: nothing says so.
+  await expect(page.locator('.player[data-seat="O"]')).not.toContainText('wants a rematch');
   // The round over, the move list carries the solver's verdict on each move.
   const played = await page.locator('#moves li.move:not(.move-end)').count();
   await expect(page.locator('#moves li.move[data-verdict="kept_draw"]')).toHaveCount(played);
@@ -172,4 +174,28 @@ test('pages and games that do not exist get our own page with a way home', async
   for (let i = problems.length - 1; i >= 0; i -= 1) {
     if (/HTTP 404|status of 404/.test(problems[i])) problems.splice(i, 1);
   }
+});
+
+test('the page comes compressed, and again from the cache', async ({ page }) => {
+  const seen = new Map();
+  page.on('response', async (res) => {
+    const url = new URL(res.url());
+    if (url.pathname === '/css/app.css' || url.pathname === '/js/main.js') {
+      seen.set(url.pathname, { status: res.status(), headers: await res.allHeaders(), query: url.search });
+    }
+  });
+  await page.goto('/');
+  await expect(page.getByRole('button', { name: 'Play the computer' })).toBeVisible();
+  for (const path of ['/css/app.css', '/js/main.js']) {
+    const r = seen.get(path);
+    expect(r, path).toBeTruthy();
+    expect(r.headers['content-encoding'], path).toMatch(/^(br|gzip)$/);
+    expect(r.query, path).toMatch(/^\?v=[0-9a-f]+$/);
+    expect(r.headers['cache-control'], path).toContain('immutable');
+  }
+  // A second visit asks for the page only: the versioned files are cached.
+  seen.clear();
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Play the computer' })).toBeVisible();
+  for (const r of seen.values()) expect([200, 304]).toContain(r.status);
 });
