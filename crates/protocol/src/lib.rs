@@ -35,9 +35,9 @@ pub use api::{
 pub use client::{ClientMsg, Request, peek_id};
 pub use error::ErrorCode;
 pub use server::ServerMsg;
-pub use table::{
-    BotSeat, LobbyTable, PlayerInfo, Scoreboard, Starter, TableOptions, TableState, TableStatus,
-};
+pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
+
+pub use oxo_core::{Scores, Starter};
 
 /// The protocol version this crate speaks; clients send it in `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;

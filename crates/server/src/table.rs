@@ -28,8 +28,7 @@ use std::time::Duration;
 
 use oxo_core::{Bot, BotLevel, ByPlayer, Game, MoveError, Outcome, Player, Square, WinReason};
 use oxo_protocol::{
-    ErrorCode, LobbyTable, PlayerInfo, Scoreboard, ServerMsg, Starter, TableOptions, TableState,
-    TableStatus,
+    ErrorCode, LobbyTable, PlayerInfo, Scores, ServerMsg, TableOptions, TableState, TableStatus,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -209,7 +208,7 @@ struct Table {
     game: Game,
     /// The current game's public id and database key, once a round started.
     game_id: Option<(Arc<str>, i64)>,
-    scores: Scoreboard,
+    scores: Scores,
     created_ms: i64,
     /// The latest accepted moves that had a request id (all rounds).
     accepted: std::collections::VecDeque<Accepted>,
@@ -369,7 +368,7 @@ impl Table {
             round: 0,
             game: Game::new(),
             game_id: None,
-            scores: Scoreboard::default(),
+            scores: Scores::default(),
             created_ms,
             accepted: std::collections::VecDeque::with_capacity(REMEMBERED_MOVES),
             move_deadline: None,
@@ -1190,24 +1189,15 @@ impl Table {
     /// Starts the next round: who starts follows the table's rule.
     fn start_round(&mut self, writes: &mut Vec<Write>) {
         self.round += 1;
-        let first = match self.options.starter {
-            Starter::X => Player::X,
-            Starter::O => Player::O,
-            Starter::Toss => {
-                if self.rng.chance(1, 2) {
-                    Player::X
-                } else {
-                    Player::O
-                }
+        let previous = (self.round > 1).then(|| self.game.first());
+        let rng = &mut self.rng;
+        let first = self.options.starter.pick(previous, || {
+            if rng.chance(1, 2) {
+                Player::X
+            } else {
+                Player::O
             }
-            Starter::Alternate => {
-                if self.round % 2 == 1 {
-                    Player::X
-                } else {
-                    Player::O
-                }
-            }
-        };
+        });
         self.game = Game::with_first(first);
         let game_seq = self.shared.store.next_game_seq();
         let game_id = new_game_id(game_seq);
@@ -1246,11 +1236,7 @@ impl Table {
     /// Records the end of the round (scores, status, timers) and queues the
     /// game's end; the caller adds the table row.
     fn end_round(&mut self, outcome: Outcome, writes: &mut Vec<Write>) {
-        match outcome.winner() {
-            Some(Player::X) => self.scores.x += 1,
-            Some(Player::O) => self.scores.o += 1,
-            None => self.scores.draws += 1,
-        }
+        self.scores.record(outcome);
         self.status = TableStatus::RoundOver;
         self.move_deadline = None;
         self.bot_due = None;
