@@ -24,6 +24,7 @@
 mod api;
 mod client;
 mod error;
+mod ids;
 mod server;
 mod table;
 
@@ -34,6 +35,7 @@ pub use api::{
 };
 pub use client::{ClientMsg, Request, peek_id};
 pub use error::ErrorCode;
+pub use ids::{GameId, PlayerId, TableId};
 pub use server::ServerMsg;
 pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
 
