@@ -61,6 +61,12 @@ macro_rules! id_type {
             }
         }
 
+        impl From<&$name> for Arc<str> {
+            fn from(id: &$name) -> Arc<str> {
+                Arc::clone(&id.0)
+            }
+        }
+
         impl PartialEq<str> for $name {
             fn eq(&self, other: &str) -> bool {
                 &*self.0 == other
