@@ -113,7 +113,7 @@ mod line_mode {
             assert!(out.status.success());
             let text = stdout(&out);
             assert!(!text.contains("Result: Alice (X) wins"), "seed {seed}");
-            assert!(text.contains("Perfect bot (O) plays "));
+            assert!(text.contains("Impossible (O) plays "));
             assert!(text.matches("Result: ").count() >= 2, "seed {seed}: {text}");
             // The same seed replays the same session.
             assert_eq!(stdout(&play(&args, &moves)), text);
@@ -136,8 +136,8 @@ mod line_mode {
             b"",
         );
         let text = stdout(&out);
-        assert!(text.contains("Round 1: Medium bot (X) starts\n"));
-        assert!(text.contains("Medium bot (X) plays "));
+        assert!(text.contains("Round 1: Medium (X) starts\n"));
+        assert!(text.contains("Medium (X) plays "));
         assert!(text.ends_with("Zed (O) to move\n"));
 
         let out = play(&["--first", "toss", "--seed", "5"], b"");
@@ -265,9 +265,7 @@ mod tui {
 
     /// Finished rounds on the scoreboard: Alice's wins, the bot's and draws.
     fn results(screen: &str) -> Option<u32> {
-        Some(
-            score(screen, "X  Alice")? + score(screen, "O  Perfect bot")? + score(screen, "Draws")?,
-        )
+        Some(score(screen, "X  Alice")? + score(screen, "O  Impossible")? + score(screen, "Draws")?)
     }
 
     fn moves_listed(screen: &str) -> bool {
@@ -320,7 +318,7 @@ mod tui {
                 (s.contains("wins!") || s.contains("Draw!")) && results(s) == Some(round)
             });
             assert!(!screen.contains("Alice (X) wins!"), "{screen}");
-            assert!(screen.contains("Perfect bot (O) wins!") || screen.contains("Draw!"));
+            assert!(screen.contains("Impossible (O) wins!") || screen.contains("Draw!"));
             assert!(screen.contains("Enter next round"));
             assert_eq!(score(&screen, "X  Alice"), Some(0));
             tmux.send(&["Enter"]);

@@ -6,9 +6,11 @@
 //! key bindings in [`crate::input`] only pick the method, and the drawing in
 //! [`crate::ui`] only reads the state.
 
-use oxo_core::{BotLevel, ByPlayer, Player, Square};
+use oxo_core::{BotLevel, ByPlayer, Player, Square, Starter};
 
-use crate::config::{Config, DEFAULT_NAMES, FirstRule, MAX_NAME_LEN, Seat, check_name};
+use oxo_protocol::limits::MAX_NAME_CHARS;
+
+use crate::config::{Config, DEFAULT_NAMES, Seat, check_name};
 use crate::session::{Refusal, Session};
 use crate::theme::Theme;
 
@@ -98,7 +100,7 @@ pub struct SetupForm {
     /// The names typed so far for each mark (the bot's is not used).
     pub names: ByPlayer<String>,
     /// Who starts each round.
-    pub first: FirstRule,
+    pub first: Starter,
     /// The field with the focus.
     pub focus: Field,
 }
@@ -183,19 +185,19 @@ impl SetupForm {
             }
             Field::Level => self.level = step(&BotLevel::ALL, self.level, forward),
             Field::BotSide => self.bot_side = !self.bot_side,
-            Field::First => self.first = step(&FirstRule::ALL, self.first, forward),
+            Field::First => self.first = step(&Starter::ALL, self.first, forward),
             Field::Name(_) | Field::Start => {}
         }
     }
 
-    /// Types `c` into the focused name (up to [`MAX_NAME_LEN`] characters,
+    /// Types `c` into the focused name (up to [`MAX_NAME_CHARS`] characters,
     /// no control characters). Returns whether a name took it.
     pub fn type_char(&mut self, c: char) -> bool {
         let Field::Name(p) = self.focus else {
             return false;
         };
         let name = &mut self.names[p];
-        if !c.is_control() && name.chars().count() < MAX_NAME_LEN {
+        if !c.is_control() && name.chars().count() < MAX_NAME_CHARS {
             name.push(c);
         }
         true
@@ -634,7 +636,7 @@ mod tests {
                 x: x.parse().expect("seat"),
                 o: o.parse().expect("seat"),
             },
-            first: FirstRule::X,
+            first: Starter::X,
             seed: Some(5),
             setup: false,
             plain: false,
@@ -663,13 +665,13 @@ mod tests {
         form.focus_next(true);
         assert_eq!(form.focus, Field::First);
         form.cycle(true);
-        assert_eq!(form.first, FirstRule::X);
+        assert_eq!(form.first, Starter::X);
         app.start_from_form();
         assert_eq!(app.screen(), Screen::Game);
         let s = app.session().expect("started");
         assert_eq!(s.label(Player::X), "Alice (X)");
         assert_eq!(s.label(Player::O), "Player 2 (O)");
-        assert_eq!(s.first_rule(), FirstRule::X);
+        assert_eq!(s.starter(), Starter::X);
     }
 
     #[test]
@@ -705,9 +707,9 @@ mod tests {
         for _ in 0..40 {
             form.type_char('z');
         }
-        assert_eq!(form.names.o.chars().count(), MAX_NAME_LEN);
+        assert_eq!(form.names.o.chars().count(), MAX_NAME_CHARS);
         form.backspace();
-        assert_eq!(form.names.o.chars().count(), MAX_NAME_LEN - 1);
+        assert_eq!(form.names.o.chars().count(), MAX_NAME_CHARS - 1);
     }
 
     #[test]
@@ -769,7 +771,7 @@ mod tests {
         assert_eq!(moves(&app).len(), 2, "the bot answered");
         assert!(
             app.message()
-                .is_some_and(|m| m.text.starts_with("Perfect bot (O) played "))
+                .is_some_and(|m| m.text.starts_with("Impossible (O) played "))
         );
         app.undo();
         assert!(moves(&app).is_empty());
@@ -788,7 +790,7 @@ mod tests {
         app.confirm(); // next round
         let s = app.session().expect("session");
         assert_eq!(s.round(), 2);
-        assert_eq!(s.scores().wins.x, 1);
+        assert_eq!(s.scores().x, 1);
         app.play(C3);
         app.restart();
         assert!(moves(&app).is_empty());
@@ -805,7 +807,7 @@ mod tests {
         app.open_setup();
         app.start_from_form();
         let s = app.session().expect("session");
-        assert_eq!(s.scores().wins.x, 1, "same players keep their scores");
+        assert_eq!(s.scores().x, 1, "same players keep their scores");
         assert!(app.is_running());
         app.quit();
         assert!(!app.is_running());

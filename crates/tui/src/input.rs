@@ -110,7 +110,9 @@ mod tests {
     use oxo_core::{ByPlayer, Square};
 
     use super::*;
-    use crate::{Config, FirstRule, Overlay, Theme};
+    use oxo_core::Starter;
+
+    use crate::{Config, Overlay, Theme};
 
     fn press(app: &mut App, keys: &str) {
         for c in keys.chars() {
@@ -134,7 +136,7 @@ mod tests {
                     x: "A".parse().expect("seat"),
                     o: "B".parse().expect("seat"),
                 },
-                first: FirstRule::X,
+                first: Starter::X,
                 seed: Some(1),
                 setup: false,
                 plain: false,
@@ -209,7 +211,7 @@ mod tests {
         press(&mut app, "\n");
         let s = app.session().expect("started");
         assert_eq!(s.label(oxo_core::Player::X), "Zoë q (X)");
-        assert_eq!(s.label(oxo_core::Player::O), "Medium bot (O)");
+        assert_eq!(s.label(oxo_core::Player::O), "Medium (O)");
         // Esc on set-up goes back to the game; with no game it quits.
         press(&mut app, "n\u{1b}");
         assert_eq!(app.screen(), Screen::Game);

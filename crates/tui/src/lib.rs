@@ -31,8 +31,8 @@
 //! run_lines(&config, "b2\nscores\n".as_bytes(), &mut out)?;
 //! let out = String::from_utf8(out)?;
 //! assert!(out.contains("Alice (X) plays b2\n"));
-//! assert!(out.contains("Perfect bot (O) plays "));
-//! assert!(out.ends_with("Scores: Alice (X) 0, Perfect bot (O) 0, draws 0\n"));
+//! assert!(out.contains("Impossible (O) plays "));
+//! assert!(out.ends_with("Scores: Alice (X) 0, Impossible (O) 0, draws 0\n"));
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
@@ -48,12 +48,9 @@ mod theme;
 pub mod ui;
 
 pub use app::{App, Direction, Field, Message, Opponent, Overlay, Screen, SetupForm, Tone};
-pub use config::{
-    Config, DEFAULT_NAMES, FirstRule, MAX_NAME_LEN, ParseFirstRuleError, ParseSeatError, Seat,
-    bot_name, check_name, clock_seed,
-};
+pub use config::{Config, DEFAULT_NAMES, ParseSeatError, Seat, check_name, clock_seed};
 pub use line::{board_text, run_lines};
-pub use session::{Played, Refusal, Scores, Session};
+pub use session::{Played, Refusal, Session};
 pub use term::{TerminalGuard, install_panic_hook, restore_terminal, run_tui};
 pub use theme::Theme;
 

@@ -255,9 +255,9 @@ impl<W: Write> Lines<W> {
         let line = format!(
             "Scores: {} {}, {} {}, draws {}",
             s.label(Player::X),
-            scores.wins.x,
+            scores.x,
             s.label(Player::O),
-            scores.wins.o,
+            scores.o,
             scores.draws
         );
         self.say(&line)
@@ -303,7 +303,7 @@ mod tests {
     use oxo_core::ByPlayer;
 
     use super::*;
-    use crate::FirstRule;
+    use oxo_core::Starter;
 
     fn run(x: &str, o: &str, input: &str) -> String {
         let config = Config {
@@ -311,7 +311,7 @@ mod tests {
                 x: x.parse().expect("seat"),
                 o: o.parse().expect("seat"),
             },
-            first: FirstRule::X,
+            first: Starter::X,
             seed: Some(1),
             ..Config::default()
         };
@@ -359,9 +359,9 @@ mod tests {
     #[test]
     fn against_the_perfect_bot() {
         let out = run("A", "bot:perfect", "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
-        assert!(out.contains("Perfect bot (O) plays "));
+        assert!(out.contains("Impossible (O) plays "));
         assert!(
-            out.contains("Result: draw\n") || out.contains("Result: Perfect bot (O) wins with ")
+            out.contains("Result: draw\n") || out.contains("Result: Impossible (O) wins with ")
         );
         assert!(!out.contains("Result: A (X) wins"));
     }
@@ -370,6 +370,6 @@ mod tests {
     fn bots_only_wait_for_next() {
         let out = run("bot:perfect", "bot:perfect", "next\n");
         assert_eq!(out.matches("Result: draw\n").count(), 2);
-        assert!(out.contains("Scores: Perfect bot (X) 0, Perfect bot (O) 0, draws 2\n"));
+        assert!(out.contains("Scores: Impossible (X) 0, Impossible (O) 0, draws 2\n"));
     }
 }

@@ -13,33 +13,12 @@
 
 use core::fmt;
 
-use oxo_core::{Bot, ByPlayer, Game, MoveError, MoveValue, Outcome, Player, Rng, Square, solver};
+use oxo_core::{
+    Bot, ByPlayer, Game, MoveError, MoveValue, Outcome, Player, Rng, Scores, Square, Starter,
+    solver,
+};
 
-use crate::config::{Config, FirstRule, Seat, clock_seed};
-
-/// Wins per player and draws, over the finished rounds of a session.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Scores {
-    /// Rounds each player won.
-    pub wins: ByPlayer<u32>,
-    /// Rounds that ended in a draw.
-    pub draws: u32,
-}
-
-impl Scores {
-    /// The number of finished rounds.
-    #[must_use]
-    pub const fn rounds(&self) -> u32 {
-        self.wins.x + self.wins.o + self.draws
-    }
-
-    fn record(&mut self, outcome: Outcome) {
-        match outcome.winner() {
-            Some(winner) => self.wins[winner] += 1,
-            None => self.draws += 1,
-        }
-    }
-}
+use crate::config::{Config, Seat, clock_seed};
 
 /// A move that was played, by a person or a bot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,7 +85,7 @@ impl From<MoveError> for Refusal {
 /// for sq in [A1, B1, A2, B2, A3] {
 ///     session.play(sq)?;
 /// }
-/// assert_eq!(session.scores().wins.x, 1);
+/// assert_eq!(session.scores().x, 1);
 /// assert_eq!(session.label(Player::X), "Player 1 (X)");
 /// session.next_round()?;
 /// assert_eq!(session.round(), 2);
@@ -118,7 +97,7 @@ pub struct Session {
     seats: ByPlayer<Seat>,
     names: ByPlayer<String>,
     bots: ByPlayer<Option<Box<dyn Bot>>>,
-    first_rule: FirstRule,
+    starter: Starter,
     /// For the coin tosses; separate from the bots' generators so that a
     /// toss does not change the bots' moves.
     rng: Rng,
@@ -141,7 +120,7 @@ impl Session {
             seats: config.players.clone(),
             names: ByPlayer::new_with(|p| config.players[p].name()),
             bots,
-            first_rule: config.first,
+            starter: config.first,
             rng: Rng::new(seed.rotate_left(17) ^ 0x00c0_1770_55ed),
             game: Game::new(),
             tossed: false,
@@ -184,8 +163,8 @@ impl Session {
 
     /// The rule that picks each round's starter.
     #[must_use]
-    pub const fn first_rule(&self) -> FirstRule {
-        self.first_rule
+    pub const fn starter(&self) -> Starter {
+        self.starter
     }
 
     /// The current game.
@@ -304,7 +283,7 @@ impl Session {
         self.game = Game::with_first(self.game.first());
     }
 
-    /// Starts the next round, with the starter the [`FirstRule`] gives.
+    /// Starts the next round, with the starter the [`Starter`] gives.
     ///
     /// # Errors
     ///
@@ -318,20 +297,16 @@ impl Session {
         Ok(())
     }
 
-    fn pick_starter(&mut self, last: Option<Player>) -> Player {
-        self.tossed = self.first_rule == FirstRule::Toss;
-        match self.first_rule {
-            FirstRule::X => Player::X,
-            FirstRule::O => Player::O,
-            FirstRule::Alternate => last.map_or(Player::X, |p| !p),
-            FirstRule::Toss => {
-                if self.rng.chance(1, 2) {
-                    Player::X
-                } else {
-                    Player::O
-                }
+    fn pick_starter(&mut self, previous: Option<Player>) -> Player {
+        self.tossed = self.starter == Starter::Toss;
+        let rng = &mut self.rng;
+        self.starter.pick(previous, || {
+            if rng.chance(1, 2) {
+                Player::X
+            } else {
+                Player::O
             }
-        }
+        })
     }
 
     /// Keeps the scoreboard of `previous` if it had the same players, for a
@@ -370,7 +345,7 @@ mod tests {
 
     use super::*;
 
-    fn config(x: &str, o: &str, first: FirstRule) -> Config {
+    fn config(x: &str, o: &str, first: Starter) -> Config {
         Config {
             players: ByPlayer {
                 x: x.parse().expect("seat"),
@@ -383,7 +358,7 @@ mod tests {
     }
 
     fn two_people() -> Session {
-        Session::new(&config("A", "B", FirstRule::Alternate))
+        Session::new(&config("A", "B", Starter::Alternate))
     }
 
     fn play_all(session: &mut Session, squares: &[Square]) {
@@ -394,9 +369,9 @@ mod tests {
 
     #[test]
     fn set_up_from_config() {
-        let s = Session::new(&config("Alice", "bot:perfect", FirstRule::O));
+        let s = Session::new(&config("Alice", "bot:perfect", Starter::O));
         assert_eq!(s.name(Player::X), "Alice");
-        assert_eq!(s.label(Player::O), "Perfect bot (O)");
+        assert_eq!(s.label(Player::O), "Impossible (O)");
         assert!(s.is_bot(Player::O) && !s.is_bot(Player::X));
         assert_eq!(s.round(), 1);
         assert_eq!(s.game().first(), Player::O);
@@ -425,7 +400,14 @@ mod tests {
             Some("a1 a2 a3")
         );
         assert_eq!(s.result_text().as_deref(), Some("A (X) wins"));
-        assert_eq!(s.scores().wins, ByPlayer { x: 1, o: 0 });
+        assert_eq!(
+            *s.scores(),
+            Scores {
+                x: 1,
+                o: 0,
+                draws: 0
+            }
+        );
         assert_eq!(s.round(), 1);
     }
 
@@ -467,7 +449,8 @@ mod tests {
         assert_eq!(
             *s.scores(),
             Scores {
-                wins: ByPlayer { x: 1, o: 1 },
+                x: 1,
+                o: 1,
                 draws: 0
             }
         );
@@ -478,7 +461,7 @@ mod tests {
 
     #[test]
     fn fixed_and_tossed_starters() {
-        let mut s = Session::new(&config("A", "B", FirstRule::X));
+        let mut s = Session::new(&config("A", "B", Starter::X));
         play_all(&mut s, &[A1, B1, A2, B2, A3]);
         s.next_round().expect("over");
         assert_eq!(s.game().first(), Player::X);
@@ -488,7 +471,7 @@ mod tests {
         for seed in 0..32 {
             let s = Session::new(&Config {
                 seed: Some(seed),
-                ..config("A", "B", FirstRule::Toss)
+                ..config("A", "B", Starter::Toss)
             });
             assert!(s.tossed());
             starters.push(s.game().first());
@@ -508,7 +491,7 @@ mod tests {
 
     #[test]
     fn undo_against_a_bot_takes_the_bot_move_too() {
-        let mut s = Session::new(&config("A", "bot:perfect", FirstRule::O));
+        let mut s = Session::new(&config("A", "bot:perfect", Starter::O));
         // The bot starts: nothing of ours to undo.
         let opening = s.bot_move().expect("bot starts");
         assert_eq!(opening.player, Player::O);
@@ -531,7 +514,7 @@ mod tests {
 
     #[test]
     fn people_cannot_move_for_the_bot() {
-        let mut s = Session::new(&config("bot:random", "B", FirstRule::X));
+        let mut s = Session::new(&config("bot:random", "B", Starter::X));
         assert_eq!(s.play(B2), Err(Refusal::BotToMove));
         assert!(s.bot_move().is_some());
         assert_eq!(s.bot_move(), None);
@@ -547,18 +530,25 @@ mod tests {
         assert!(s.game().moves().is_empty());
         assert_eq!(s.game().first(), Player::O);
         assert_eq!(s.round(), 2);
-        assert_eq!(s.scores().wins.x, 1);
+        assert_eq!(s.scores().x, 1);
         // Restarting a finished round keeps its result and replays it.
         play_all(&mut s, &[A2, A1, B2, B1, C2]);
         s.restart();
         assert_eq!(s.round(), 3);
-        assert_eq!(s.scores().wins, ByPlayer { x: 1, o: 1 });
+        assert_eq!(
+            *s.scores(),
+            Scores {
+                x: 1,
+                o: 1,
+                draws: 0
+            }
+        );
         assert_eq!(s.game().first(), Player::O);
     }
 
     #[test]
     fn perfect_bots_draw_every_round() {
-        let mut s = Session::new(&config("bot:perfect", "bot:perfect", FirstRule::Toss));
+        let mut s = Session::new(&config("bot:perfect", "bot:perfect", Starter::Toss));
         assert!(s.bots_only());
         for _ in 0..10 {
             while s.bot_move().is_some() {}
@@ -594,8 +584,8 @@ mod tests {
         play_all(&mut s, &[A1, B1, A2, B2, A3]);
         let mut same = two_people();
         same.carry_scores_from(&s);
-        assert_eq!(same.scores().wins.x, 1);
-        let mut other = Session::new(&config("A", "bot:easy", FirstRule::X));
+        assert_eq!(same.scores().x, 1);
+        let mut other = Session::new(&config("A", "bot:easy", Starter::X));
         other.carry_scores_from(&s);
         assert_eq!(other.scores().rounds(), 0);
     }

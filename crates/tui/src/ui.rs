@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph, Widget, Wrap};
 
 use crate::app::{App, Field, Opponent, Overlay, Screen, SetupForm, Tone};
-use crate::config::bot_name;
+
 use crate::session::Session;
 use crate::theme::Theme;
 
@@ -386,9 +386,9 @@ fn score_line(s: &Session, theme: Theme) -> Line<'static> {
     let scores = s.scores();
     Line::from(vec![
         Span::styled(Player::X.to_string(), theme.mark(Player::X)),
-        Span::raw(format!(" {} {}  ", s.name(Player::X), scores.wins.x)),
+        Span::raw(format!(" {} {}  ", s.name(Player::X), scores.x)),
         Span::styled(Player::O.to_string(), theme.mark(Player::O)),
-        Span::raw(format!(" {} {}  ", s.name(Player::O), scores.wins.o)),
+        Span::raw(format!(" {} {}  ", s.name(Player::O), scores.o)),
         Span::styled(format!("draws {}", scores.draws), theme.dim()),
     ])
 }
@@ -573,13 +573,13 @@ fn render_panel(s: &Session, area: Rect, theme: Theme, buf: &mut Buffer) {
             marker(Player::X),
             Some(Player::X),
             s.name(Player::X),
-            scores.wins.x,
+            scores.x,
         ),
         row(
             marker(Player::O),
             Some(Player::O),
             s.name(Player::O),
-            scores.wins.o,
+            scores.o,
         ),
         row(" ", None, "Draws", scores.draws),
     ];
@@ -728,7 +728,7 @@ fn render_setup(form: &SetupForm, theme: Theme, body: Rect, buf: &mut Buffer) {
                 Opponent::Person => ("Two players".to_owned(), "one keyboard"),
                 Opponent::Bot => ("Against a bot".to_owned(), ""),
             },
-            Field::Level => (bot_name(form.level), level_note(form.level)),
+            Field::Level => (form.level.display_name().to_owned(), level_note(form.level)),
             Field::BotSide => (
                 form.bot_side.to_string(),
                 form.bot_side.fold_xo("you play O", "you play X"),

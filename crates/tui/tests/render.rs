@@ -6,8 +6,8 @@
 //! *highlight map*: one character per terminal cell, `#` for the winning
 //! line, `+` for the cursor, `.` for anything else.
 
-use oxo_core::{ByPlayer, Square, Square::*};
-use oxo_tui::{App, Config, FirstRule, Theme};
+use oxo_core::{ByPlayer, Square, Square::*, Starter};
+use oxo_tui::{App, Config, Theme};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -19,7 +19,7 @@ fn config(x: &str, o: &str) -> Config {
             x: x.parse().expect("seat"),
             o: o.parse().expect("seat"),
         },
-        first: FirstRule::X,
+        first: Starter::X,
         seed: Some(7),
         setup: false,
         plain: false,
@@ -188,7 +188,7 @@ fn bot_game_against_perfect() {
     let mut app = App::new(config("Alice", "bot:perfect"), Theme::COLOR);
     app.play(B2);
     let screen = draw(&app, 100, 35).backend().to_string();
-    assert!(screen.contains("Perfect bot (O) played "));
+    assert!(screen.contains("Impossible (O) played "));
     assert!(screen.contains("Alice (X) to move"));
 }
 
