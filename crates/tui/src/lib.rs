@@ -49,7 +49,7 @@ pub mod ui;
 
 pub use app::{App, Direction, Field, Message, Opponent, Overlay, Screen, SetupForm, Tone};
 pub use config::{Config, DEFAULT_NAMES, ParseSeatError, Seat, check_name, clock_seed};
-pub use line::{board_text, run_lines};
+pub use line::run_lines;
 pub use session::{Played, Refusal, Session};
 pub use term::{TerminalGuard, install_panic_hook, restore_terminal, run_tui};
 pub use theme::Theme;

@@ -34,7 +34,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use oxo_core::{Game, Player, Square};
+use oxo_core::{Player, Square};
 
 use crate::config::Config;
 use crate::session::{Played, Refusal, Session};
@@ -245,7 +245,7 @@ impl<W: Write> Lines<W> {
     }
 
     fn board(&mut self) -> io::Result<()> {
-        let text = board_text(self.session.game());
+        let text = self.session.game().position().board().diagram();
         self.out.write_all(text.as_bytes())
     }
 
@@ -276,26 +276,6 @@ impl<W: Write> Lines<W> {
         let line = format!("Hint for {}: {}", s.label(player), cells.join(", "));
         self.say(&line)
     }
-}
-
-/// The board as four lines of text: a header `   a b c`, then one line per
-/// row, `1  X . O`.
-#[must_use]
-pub fn board_text(game: &Game) -> String {
-    let mut text = String::from("   a b c\n");
-    for row in 0..3u8 {
-        text.push(char::from(b'1' + row));
-        text.push(' ');
-        for col in 0..3u8 {
-            let mark = Square::from_coords(col, row)
-                .and_then(|sq| game.position().board().get(sq))
-                .map_or('.', Player::char);
-            text.push(' ');
-            text.push(mark);
-        }
-        text.push('\n');
-    }
-    text
 }
 
 #[cfg(test)]
