@@ -6,13 +6,22 @@
 //! key bindings in [`crate::input`] only pick the method, and the drawing in
 //! [`crate::ui`] only reads the state.
 
+use std::io;
+use std::time::Duration;
+
+use crossterm::event;
 use oxo_core::{BotLevel, ByPlayer, Player, Square, Starter};
+use ratatui::DefaultTerminal;
 
 use oxo_protocol::limits::MAX_NAME_CHARS;
 
 use crate::config::{Config, DEFAULT_NAMES, Seat, check_name};
 use crate::session::{Refusal, Session};
 use crate::theme::Theme;
+
+/// How long a bot waits before each move when bots play both marks, so that
+/// people can follow the game.
+const BOT_PAUSE: Duration = Duration::from_millis(600);
 
 /// Which screen is showing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -279,6 +288,25 @@ impl App {
             app.start(app.config.clone());
         }
         app
+    }
+
+    /// Runs the game in `terminal` until the player quits: draw, then wait
+    /// for a key (or, in a bots-only game, for the pause before the next
+    /// bot move), and again.
+    ///
+    /// # Errors
+    ///
+    /// The terminal could not be drawn to or read from.
+    pub fn run(mut self, terminal: &mut DefaultTerminal) -> io::Result<()> {
+        while self.running {
+            terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
+            if self.wants_tick() && !event::poll(BOT_PAUSE)? {
+                self.tick();
+                continue;
+            }
+            self.handle_event(&event::read()?);
+        }
+        Ok(())
     }
 
     /// The screen showing.

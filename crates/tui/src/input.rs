@@ -25,35 +25,37 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::app::{App, Direction, Field, Screen};
 
-/// Handles one terminal event: a key press changes the app; a resize needs
-/// nothing but the redraw that follows every event.
-pub fn handle_event(app: &mut App, event: &Event) {
-    if let Event::Key(key) = event {
-        handle_key(app, *key);
+impl App {
+    /// Handles one terminal event: a key press changes the app; a resize
+    /// needs nothing but the redraw that follows every event.
+    pub fn handle_event(&mut self, event: &Event) {
+        if let Event::Key(key) = event {
+            self.handle_key(*key);
+        }
     }
-}
 
-/// Handles one key (presses and repeats; releases are ignored).
-pub fn handle_key(app: &mut App, key: KeyEvent) {
-    if key.kind == KeyEventKind::Release {
-        return;
-    }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl && matches!(key.code, KeyCode::Char('c' | 'C' | 'd' | 'D')) {
-        app.quit();
-        return;
-    }
-    if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
-        return;
-    }
-    if app.overlay().is_some() {
-        // Any key closes the help window; the key does nothing else.
-        app.close_overlay();
-        return;
-    }
-    match app.screen() {
-        Screen::Setup => setup_key(app, key.code),
-        Screen::Game => game_key(app, key.code),
+    /// Handles one key (presses and repeats; releases are ignored).
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && matches!(key.code, KeyCode::Char('c' | 'C' | 'd' | 'D')) {
+            self.quit();
+            return;
+        }
+        if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
+            return;
+        }
+        if self.overlay().is_some() {
+            // Any key closes the help window; the key does nothing else.
+            self.close_overlay();
+            return;
+        }
+        match self.screen() {
+            Screen::Setup => setup_key(self, key.code),
+            Screen::Game => game_key(self, key.code),
+        }
     }
 }
 
@@ -125,7 +127,7 @@ mod tests {
                 '\u{1b}' => KeyCode::Esc,
                 c => KeyCode::Char(c),
             };
-            handle_key(app, KeyEvent::new(code, KeyModifiers::NONE));
+            app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
         }
     }
 
@@ -189,10 +191,7 @@ mod tests {
                 },
                 Theme::MONO,
             );
-            handle_key(
-                &mut app,
-                KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
-            );
+            app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
             assert!(!app.is_running());
         }
     }
@@ -202,11 +201,11 @@ mod tests {
         let mut app = App::new(Config::default(), Theme::MONO);
         // Mode: against a bot; down to the name; type it; start.
         press(&mut app, ">");
-        handle_key(&mut app, KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        app.handle_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
         assert_eq!(app.form().focus, Field::Level);
         press(&mut app, "<");
-        handle_key(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
-        handle_key(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+        app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+        app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
         press(&mut app, "\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}Zoë q");
         press(&mut app, "\n");
         let s = app.session().expect("started");

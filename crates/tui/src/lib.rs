@@ -43,7 +43,6 @@ mod config;
 pub mod input;
 pub mod line;
 mod session;
-mod term;
 mod theme;
 pub mod ui;
 
@@ -51,7 +50,6 @@ pub use app::{App, Direction, Field, Message, Opponent, Overlay, Screen, SetupFo
 pub use config::{Config, DEFAULT_NAMES, ParseSeatError, Seat, check_name, clock_seed};
 pub use line::run_lines;
 pub use session::{Played, Refusal, Session};
-pub use term::{TerminalGuard, install_panic_hook, restore_terminal, run_tui};
 pub use theme::Theme;
 
 /// Runs `oxo play`: the line mode if `config.plain` or if standard input or
@@ -72,4 +70,22 @@ pub fn run(config: Config) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
+}
+
+/// Runs the full-screen game until the player quits.
+///
+/// ratatui sets the terminal up (raw mode, the alternate screen, and a panic
+/// hook that restores the terminal *before* the panic message prints, so the
+/// message lands on the normal screen) and restores it on every way out:
+/// `q` or `Ctrl-C` (raw mode turns `Ctrl-C` into a key, so it needs no
+/// signal handler), an error, or a failed set-up.
+///
+/// # Errors
+///
+/// The terminal could not be set up, drawn to or read from.
+fn run_tui(config: Config) -> io::Result<()> {
+    let app = App::new(config, Theme::from_env());
+    let result = ratatui::try_init().and_then(|mut terminal| app.run(&mut terminal));
+    ratatui::restore();
+    result
 }
