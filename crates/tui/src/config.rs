@@ -100,7 +100,7 @@ impl std::error::Error for ParseSeatError {}
 /// # Errors
 ///
 /// The [`ParseSeatError`] naming what is wrong with it.
-pub fn check_name(name: &str) -> Result<String, ParseSeatError> {
+pub(crate) fn check_name(name: &str) -> Result<String, ParseSeatError> {
     let name = name.trim();
     if name.is_empty() {
         Err(ParseSeatError::EmptyName)
@@ -184,19 +184,37 @@ impl Default for Config {
 }
 
 /// The names people get when they give none.
-pub const DEFAULT_NAMES: ByPlayer<&str> = ByPlayer {
+pub(crate) const DEFAULT_NAMES: ByPlayer<&str> = ByPlayer {
     x: "Player 1",
     o: "Player 2",
 };
 
 /// A seed from the clock, for sessions started without `--seed`.
 #[must_use]
-pub fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x0dd_5eed, |d| {
             d.as_secs().wrapping_mul(1_000_000_007) ^ u64::from(d.subsec_nanos())
         })
+}
+
+#[cfg(test)]
+impl Config {
+    /// `x` and `o` seated as the flags would seat them (`bot:LEVEL` for a
+    /// bot), X starting every round, seed 1, straight into the game.
+    pub(crate) fn seated(x: &str, o: &str) -> Config {
+        Config {
+            players: ByPlayer {
+                x: x.parse().expect("a valid seat in a test"),
+                o: o.parse().expect("a valid seat in a test"),
+            },
+            first: Starter::X,
+            seed: Some(1),
+            setup: false,
+            plain: false,
+        }
+    }
 }
 
 #[cfg(test)]

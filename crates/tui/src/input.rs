@@ -23,19 +23,20 @@
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::app::{App, Direction, Field, Screen};
+use crate::app::{App, Direction, Screen};
+use crate::form::Field;
 
 impl App {
     /// Handles one terminal event: a key press changes the app; a resize
     /// needs nothing but the redraw that follows every event.
-    pub fn handle_event(&mut self, event: &Event) {
+    pub(crate) fn handle_event(&mut self, event: &Event) {
         if let Event::Key(key) = event {
             self.handle_key(*key);
         }
     }
 
     /// Handles one key (presses and repeats; releases are ignored).
-    pub fn handle_key(&mut self, key: KeyEvent) {
+    pub(crate) fn handle_key(&mut self, key: KeyEvent) {
         if key.kind == KeyEventKind::Release {
             return;
         }
@@ -109,12 +110,12 @@ fn game_key(app: &mut App, code: KeyCode) {
 
 #[cfg(test)]
 mod tests {
-    use oxo_core::{ByPlayer, Square};
+    use oxo_core::{Player, Square};
 
     use super::*;
-    use oxo_core::Starter;
-
-    use crate::{Config, Overlay, Theme};
+    use crate::app::Overlay;
+    use crate::config::Config;
+    use crate::theme::Theme;
 
     fn press(app: &mut App, keys: &str) {
         for c in keys.chars() {
@@ -132,25 +133,7 @@ mod tests {
     }
 
     fn two_people() -> App {
-        App::new(
-            Config {
-                players: ByPlayer {
-                    x: "A".parse().expect("seat"),
-                    o: "B".parse().expect("seat"),
-                },
-                first: Starter::X,
-                seed: Some(1),
-                setup: false,
-                plain: false,
-            },
-            Theme::MONO,
-        )
-    }
-
-    fn moves(app: &App) -> Vec<Square> {
-        app.session()
-            .map(|s| s.game().moves().to_vec())
-            .unwrap_or_default()
+        App::new(Config::seated("A", "B"), Theme::MONO)
     }
 
     #[test]
@@ -158,15 +141,15 @@ mod tests {
         let mut app = two_people();
         // 5 = b2, hjkl move, Enter places, "c1" by name.
         press(&mut app, "5hk\nc1");
-        assert_eq!(moves(&app), vec![Square::B2, Square::A1, Square::C1]);
+        assert_eq!(app.moves(), vec![Square::B2, Square::A1, Square::C1]);
         press(&mut app, "u");
-        assert_eq!(moves(&app), vec![Square::B2, Square::A1]);
+        assert_eq!(app.moves(), vec![Square::B2, Square::A1]);
         press(&mut app, "r");
-        assert!(moves(&app).is_empty());
+        assert!(app.moves().is_empty());
         press(&mut app, "12437");
         assert!(app.session().is_some_and(|s| s.game().is_over()));
         press(&mut app, "9");
-        assert_eq!(moves(&app).len(), 5, "no move after the end");
+        assert_eq!(app.moves().len(), 5, "no move after the end");
         press(&mut app, "\n");
         assert_eq!(app.session().map(|s| s.round()), Some(2));
     }
@@ -178,7 +161,7 @@ mod tests {
         assert_eq!(app.overlay(), Some(Overlay::Help));
         press(&mut app, "5");
         assert_eq!(app.overlay(), None);
-        assert!(moves(&app).is_empty());
+        assert!(app.moves().is_empty());
     }
 
     #[test]
@@ -209,8 +192,8 @@ mod tests {
         press(&mut app, "\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}Zoë q");
         press(&mut app, "\n");
         let s = app.session().expect("started");
-        assert_eq!(s.label(oxo_core::Player::X), "Zoë q (X)");
-        assert_eq!(s.label(oxo_core::Player::O), "Medium (O)");
+        assert_eq!(s.label(Player::X), "Zoë q (X)");
+        assert_eq!(s.label(Player::O), "Medium (O)");
         // Esc on set-up goes back to the game; with no game it quits.
         press(&mut app, "n\u{1b}");
         assert_eq!(app.screen(), Screen::Game);

@@ -1,24 +1,31 @@
 //! oxo-tui: the terminal game behind `oxo play`.
 //!
-//! Two front ends share one [`Session`] (rounds, scores, bots; the rules are
+//! Two front ends share one session (rounds, scores, bots; the rules are
 //! `oxo-core`'s):
 //!
-//! - the **full-screen game** ([`run_tui`]): a set-up screen, a board drawn
-//!   with box characters, a cursor, a scoreboard, help and hints, drawn with
-//!   ratatui on crossterm;
+//! - the **full-screen game**: a set-up screen, a board drawn with box
+//!   characters, a cursor, a scoreboard, help and hints, drawn with ratatui
+//!   on crossterm;
 //! - the **line mode** ([`run_lines`]): plain text in and out, one move or
 //!   command per line, for scripts, tests and pipes. Its output lines are
-//!   stable; [`mod@line`] lists them.
+//!   stable; [`run_lines`] lists them.
 //!
 //! [`run`] picks the line mode when standard input or output is not a
-//! terminal, or when [`Config::plain`] asks for it.
+//! terminal, or when [`Config::plain`] asks for it. The public surface is
+//! what `oxo play` needs: [`Config`] (with its [`Seat`]s, parsed from the
+//! flags), [`run`], and [`run_lines`] for any reader and writer.
 //!
 //! The full-screen game keeps state, input and drawing apart, as ratatui's
-//! demo apps do: [`App`] holds the state and changes only through methods
-//! named after intents (`play`, `undo`, `restart`, `next_round`, ...);
-//! [`input`] maps keys to those methods; [`ui`] draws `&App` as a widget and
-//! changes nothing. Tests drive `App` without a terminal and draw it into
-//! ratatui's `TestBackend`.
+//! demo apps do: `App` (module `app`) holds the state, changes only through
+//! methods named after intents (`play`, `undo`, `restart`, `next_round`,
+//! ...) and runs the event loop; `input` maps keys to those methods; `ui`
+//! draws `&App` as a widget and changes nothing. Tests drive `App` without a
+//! terminal and draw it into ratatui's `TestBackend` (`ui/tests.rs`, golden
+//! screens in `ui/snapshots/`).
+//!
+//! Modules import only modules below them: `config`, `refusal`, `text` and
+//! `theme` are leaves; `session` and `form` build on them; `app`, `input`,
+//! `ui` and `line` on those.
 //!
 //! # Examples
 //!
@@ -38,19 +45,22 @@
 
 use std::io::{self, IsTerminal};
 
+use crate::app::App;
+use crate::theme::Theme;
+
 mod app;
 mod config;
-pub mod input;
-pub mod line;
+mod form;
+mod input;
+mod line;
+mod refusal;
 mod session;
+mod text;
 mod theme;
-pub mod ui;
+mod ui;
 
-pub use app::{App, Direction, Field, Message, Opponent, Overlay, Screen, SetupForm, Tone};
-pub use config::{Config, DEFAULT_NAMES, ParseSeatError, Seat, check_name, clock_seed};
+pub use config::{Config, ParseSeatError, Seat};
 pub use line::run_lines;
-pub use session::{Played, Refusal, Session};
-pub use theme::Theme;
 
 /// Runs `oxo play`: the line mode if `config.plain` or if standard input or
 /// output is not a terminal, else the full-screen game. Returns when the

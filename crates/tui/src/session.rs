@@ -11,89 +11,27 @@
 //! undo works during a game, not after it, and restarting a finished round
 //! replays it without taking its result back.
 
-use core::fmt;
-
 use oxo_core::{
-    Bot, ByPlayer, Game, MoveError, MoveValue, Outcome, Player, Rng, Scores, Square, Starter,
-    solver,
+    Bot, ByPlayer, Game, MoveValue, Outcome, Player, Rng, Scores, Square, Starter, solver,
 };
 
 use crate::config::{Config, Seat, clock_seed};
+use crate::refusal::Refusal;
 
 /// A move that was played, by a person or a bot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Played {
+pub(crate) struct Played {
     /// Who played it.
-    pub player: Player,
+    pub(crate) player: Player,
     /// Where.
-    pub square: Square,
+    pub(crate) square: Square,
     /// How the game ended, if this move ended it.
-    pub outcome: Option<Outcome>,
-}
-
-/// Why the session refused a change. Nothing changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Refusal {
-    /// The cell already holds a mark.
-    Occupied {
-        /// The cell asked for.
-        square: Square,
-        /// Whose mark is on it.
-        by: Player,
-    },
-    /// The game is over: only the next round, a restart or a new set-up go on.
-    GameOver,
-    /// It is a bot's turn, not a person's.
-    BotToMove,
-    /// No move of a person is left to take back in this game.
-    NothingToUndo,
-    /// The next round starts only once this one is over.
-    NotOver,
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Refusal::Occupied { square, by } => write!(f, "{square} is already taken (by {by})"),
-            Refusal::GameOver => f.write_str("the game is over"),
-            Refusal::BotToMove => f.write_str("it is the bot's turn"),
-            Refusal::NothingToUndo => f.write_str("there is no move to undo"),
-            Refusal::NotOver => f.write_str("the game is not over yet"),
-        }
-    }
-}
-
-impl std::error::Error for Refusal {}
-
-impl From<MoveError> for Refusal {
-    fn from(e: MoveError) -> Refusal {
-        match e {
-            MoveError::Occupied { square, by } => Refusal::Occupied { square, by },
-            // A `Square` is always on the board, so only `GameOver` is left.
-            MoveError::GameOver => Refusal::GameOver,
-        }
-    }
+    pub(crate) outcome: Option<Outcome>,
 }
 
 /// Rounds of tic-tac-toe between two seats, each a person or a bot.
-///
-/// ```
-/// use oxo_core::{Player, Square::*};
-/// use oxo_tui::{Config, Session};
-///
-/// let mut session = Session::new(&Config { seed: Some(1), ..Config::default() });
-/// for sq in [A1, B1, A2, B2, A3] {
-///     session.play(sq)?;
-/// }
-/// assert_eq!(session.scores().x, 1);
-/// assert_eq!(session.label(Player::X), "Player 1 (X)");
-/// session.next_round()?;
-/// assert_eq!(session.round(), 2);
-/// assert_eq!(session.game().first(), Player::O); // the starter alternates
-/// # Ok::<_, oxo_tui::Refusal>(())
-/// ```
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     seats: ByPlayer<Seat>,
     names: ByPlayer<String>,
     bots: ByPlayer<Option<Box<dyn Bot>>>,
@@ -110,7 +48,7 @@ impl Session {
     /// A session at the start of round 1. If a bot starts, it has not moved
     /// yet: call [`Session::bot_move`].
     #[must_use]
-    pub fn new(config: &Config) -> Session {
+    pub(crate) fn new(config: &Config) -> Session {
         let seed = config.seed.unwrap_or_else(clock_seed);
         let bots = ByPlayer::new_with(|p| match config.players[p] {
             Seat::Bot(level) => Some(level.bot(p.fold_xo(seed, seed ^ 0x0b07_0b07_0b07_0b07))),
@@ -131,58 +69,40 @@ impl Session {
         session
     }
 
-    /// The seat of `player`.
-    #[must_use]
-    pub fn seat(&self, player: Player) -> &Seat {
-        &self.seats[player]
-    }
-
-    /// Both seats.
-    #[must_use]
-    pub const fn seats(&self) -> &ByPlayer<Seat> {
-        &self.seats
-    }
-
     /// The name shown for `player`.
     #[must_use]
-    pub fn name(&self, player: Player) -> &str {
+    pub(crate) fn name(&self, player: Player) -> &str {
         &self.names[player]
     }
 
     /// The name and mark of `player`, e.g. `Alice (X)`.
     #[must_use]
-    pub fn label(&self, player: Player) -> String {
+    pub(crate) fn label(&self, player: Player) -> String {
         format!("{} ({player})", self.names[player])
     }
 
     /// Whether a bot plays `player`.
     #[must_use]
-    pub fn is_bot(&self, player: Player) -> bool {
+    pub(crate) fn is_bot(&self, player: Player) -> bool {
         self.seats[player].is_bot()
-    }
-
-    /// The rule that picks each round's starter.
-    #[must_use]
-    pub const fn starter(&self) -> Starter {
-        self.starter
     }
 
     /// The current game.
     #[must_use]
-    pub const fn game(&self) -> &Game {
+    pub(crate) const fn game(&self) -> &Game {
         &self.game
     }
 
     /// The scoreboard, including the current game once it is over.
     #[must_use]
-    pub const fn scores(&self) -> &Scores {
+    pub(crate) const fn scores(&self) -> &Scores {
         &self.scores
     }
 
     /// The current round, from 1: one more than the finished rounds, or
     /// equal to them once the current game is over.
     #[must_use]
-    pub fn round(&self) -> u32 {
+    pub(crate) fn round(&self) -> u32 {
         if self.game.is_over() {
             self.scores.rounds()
         } else {
@@ -192,25 +112,25 @@ impl Session {
 
     /// Whether a coin toss picked this round's starter.
     #[must_use]
-    pub const fn tossed(&self) -> bool {
+    pub(crate) const fn tossed(&self) -> bool {
         self.tossed
     }
 
     /// The player to move, if a person plays them and the game goes on.
     #[must_use]
-    pub fn human_to_move(&self) -> Option<Player> {
+    pub(crate) fn human_to_move(&self) -> Option<Player> {
         self.game.to_move().filter(|&p| !self.is_bot(p))
     }
 
     /// The player to move, if a bot plays them and the game goes on.
     #[must_use]
-    pub fn bot_to_move(&self) -> Option<Player> {
+    pub(crate) fn bot_to_move(&self) -> Option<Player> {
         self.game.to_move().filter(|&p| self.is_bot(p))
     }
 
     /// Whether bots play both marks.
     #[must_use]
-    pub fn bots_only(&self) -> bool {
+    pub(crate) fn bots_only(&self) -> bool {
         self.is_bot(Player::X) && self.is_bot(Player::O)
     }
 
@@ -220,7 +140,7 @@ impl Session {
     ///
     /// [`Refusal::Occupied`], [`Refusal::GameOver`], or
     /// [`Refusal::BotToMove`] when a bot is to move.
-    pub fn play(&mut self, square: Square) -> Result<Played, Refusal> {
+    pub(crate) fn play(&mut self, square: Square) -> Result<Played, Refusal> {
         let player = self.game.to_move().ok_or(Refusal::GameOver)?;
         if self.is_bot(player) {
             return Err(Refusal::BotToMove);
@@ -230,7 +150,7 @@ impl Session {
 
     /// Lets the bot to move play, and returns its move; `None` if no bot is
     /// to move.
-    pub fn bot_move(&mut self) -> Option<Played> {
+    pub(crate) fn bot_move(&mut self) -> Option<Played> {
         let player = self.bot_to_move()?;
         let position = *self.game.position();
         let square = self.bots[player].as_mut()?.choose(&position)?;
@@ -257,7 +177,7 @@ impl Session {
     ///
     /// [`Refusal::GameOver`] once the game has ended (its result stands), or
     /// [`Refusal::NothingToUndo`] when no person has moved in this game.
-    pub fn undo(&mut self) -> Result<Vec<(Player, Square)>, Refusal> {
+    pub(crate) fn undo(&mut self) -> Result<Vec<(Player, Square)>, Refusal> {
         if self.game.is_over() {
             return Err(Refusal::GameOver);
         }
@@ -279,7 +199,7 @@ impl Session {
     /// Clears the board and starts the current round again with the same
     /// starter. A finished round's result stays on the scoreboard, so this
     /// replays it as the next round.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.game = Game::with_first(self.game.first());
     }
 
@@ -288,7 +208,7 @@ impl Session {
     /// # Errors
     ///
     /// [`Refusal::NotOver`] while the current game goes on.
-    pub fn next_round(&mut self) -> Result<(), Refusal> {
+    pub(crate) fn next_round(&mut self) -> Result<(), Refusal> {
         if !self.game.is_over() {
             return Err(Refusal::NotOver);
         }
@@ -311,7 +231,7 @@ impl Session {
 
     /// Keeps the scoreboard of `previous` if it had the same players, for a
     /// session set up again with `n`.
-    pub fn carry_scores_from(&mut self, previous: &Session) {
+    pub(crate) fn carry_scores_from(&mut self, previous: &Session) {
         if previous.seats == self.seats {
             self.scores = previous.scores;
         }
@@ -320,22 +240,12 @@ impl Session {
     /// The perfect-play value of every free cell for the player to move, best
     /// first; empty once the game is over.
     #[must_use]
-    pub fn hints(&self) -> Vec<MoveValue> {
+    pub(crate) fn hints(&self) -> Vec<MoveValue> {
         if self.game.is_over() {
             Vec::new()
         } else {
             solver::analyze(self.game.position())
         }
-    }
-
-    /// The line that announces the result, e.g. `Alice (X) wins` or `Draw`;
-    /// `None` while the game goes on.
-    #[must_use]
-    pub fn result_text(&self) -> Option<String> {
-        self.game.outcome().map(|o| match o.winner() {
-            Some(winner) => format!("{} wins", self.label(winner)),
-            None => "Draw".to_owned(),
-        })
     }
 }
 
@@ -347,13 +257,8 @@ mod tests {
 
     fn config(x: &str, o: &str, first: Starter) -> Config {
         Config {
-            players: ByPlayer {
-                x: x.parse().expect("seat"),
-                o: o.parse().expect("seat"),
-            },
             first,
-            seed: Some(3),
-            ..Config::default()
+            ..Config::seated(x, o)
         }
     }
 
@@ -399,7 +304,6 @@ mod tests {
             last.outcome.map(|o| o.cells().to_string()).as_deref(),
             Some("a1 a2 a3")
         );
-        assert_eq!(s.result_text().as_deref(), Some("A (X) wins"));
         assert_eq!(
             *s.scores(),
             Scores {
@@ -427,7 +331,6 @@ mod tests {
         assert_eq!(s.game(), &before);
         play_all(&mut s, &[A1, C1, A3, A2, C2, B1, B3, C3]);
         assert_eq!(s.game().outcome(), Some(Outcome::Draw));
-        assert_eq!(s.result_text().as_deref(), Some("Draw"));
         let over = s.game().clone();
         assert_eq!(s.play(A1), Err(Refusal::GameOver));
         assert_eq!(s.undo(), Err(Refusal::GameOver));
@@ -445,7 +348,7 @@ mod tests {
         assert!(s.game().moves().is_empty());
         // O starts and wins along the middle row.
         play_all(&mut s, &[A2, A1, B2, B1, C2]);
-        assert_eq!(s.result_text().as_deref(), Some("B (O) wins"));
+        assert_eq!(s.game().outcome().and_then(|o| o.winner()), Some(Player::O));
         assert_eq!(
             *s.scores(),
             Scores {
