@@ -37,7 +37,7 @@ impl Seat {
     /// The name shown for this seat: the person's name, or the bot's level
     /// as people see it everywhere (`Medium`, `Impossible`, ...).
     #[must_use]
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Seat::Human(name) => name.clone(),
             Seat::Bot(level) => level.display_name().to_owned(),
@@ -46,7 +46,7 @@ impl Seat {
 
     /// Whether a bot plays this seat.
     #[must_use]
-    pub const fn is_bot(&self) -> bool {
+    pub(crate) const fn is_bot(&self) -> bool {
         matches!(self, Seat::Bot(_))
     }
 }

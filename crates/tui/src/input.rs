@@ -133,7 +133,7 @@ mod tests {
     }
 
     fn two_people() -> App {
-        App::new(Config::seated("A", "B"), Theme::MONO)
+        App::seated("A", "B")
     }
 
     #[test]

@@ -296,15 +296,6 @@ mod tests {
     }
 
     #[test]
-    fn a_won_game() {
-        let out = run("A", "B", "a1\nb1\na2\nb2\na3\n");
-        assert!(out.starts_with("Players: A (X) vs B (O)\nRound 1: A (X) starts\n"));
-        assert!(out.contains("A (X) plays a3\n   a b c\n1  X O .\n2  X O .\n3  X . .\n"));
-        assert!(out.contains("Result: A (X) wins with a1 a2 a3\nScores: A (X) 1, B (O) 0, draws 0\nRound 2: A (X) starts\n"));
-        assert!(out.ends_with("A (X) to move\n"));
-    }
-
-    #[test]
     fn refusals_and_commands() {
         let out = run(
             "A",

@@ -59,31 +59,22 @@ impl Theme {
     /// The cell under the cursor.
     #[must_use]
     pub(crate) fn cursor(self) -> Style {
-        self.pick(
-            Style::new().bg(Color::DarkGray),
-            Style::new().add_modifier(Modifier::REVERSED),
-        )
+        self.pick(Style::new().on_dark_gray(), Style::new().reversed())
     }
 
     /// A cell of the winning line (background and mark).
     #[must_use]
     pub(crate) fn win(self) -> Style {
         self.pick(
-            Style::new()
-                .bg(Color::Green)
-                .fg(Color::Black)
-                .add_modifier(Modifier::BOLD),
-            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            Style::new().on_green().black().bold(),
+            Style::new().reversed().bold(),
         )
     }
 
     /// Less important text: labels, cell numbers, key descriptions.
     #[must_use]
     pub(crate) fn dim(self) -> Style {
-        self.pick(
-            Style::new().fg(Color::DarkGray),
-            Style::new().add_modifier(Modifier::DIM),
-        )
+        self.pick(Style::new().dark_gray(), Style::new().dim())
     }
 
     /// Grid lines and panel borders.
@@ -101,10 +92,7 @@ impl Theme {
     /// The title bar.
     #[must_use]
     pub(crate) fn title_bar(self) -> Style {
-        self.pick(
-            Style::new().bg(Color::Blue).fg(Color::White),
-            Style::new().add_modifier(Modifier::REVERSED),
-        )
+        self.pick(Style::new().on_blue().white(), Style::new().reversed())
     }
 
     /// A refused move or command.
@@ -123,8 +111,8 @@ impl Theme {
     #[must_use]
     pub(crate) fn focus(self) -> Style {
         self.pick(
-            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            Style::new().yellow().bold(),
+            Style::new().bold().underlined(),
         )
     }
 

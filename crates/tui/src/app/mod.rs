@@ -294,6 +294,12 @@ impl App {
 
 #[cfg(test)]
 impl App {
+    /// A game between `x` and `o` (as [`Config::seated`] seats them), in
+    /// black and white.
+    pub(crate) fn seated(x: &str, o: &str) -> App {
+        App::new(Config::seated(x, o), Theme::MONO)
+    }
+
     /// The moves of the current game (none before a game starts).
     pub(crate) fn moves(&self) -> Vec<Square> {
         self.session()
@@ -309,10 +315,6 @@ mod tests {
 
     use super::*;
     use crate::form::Field;
-
-    fn game(x: &str, o: &str) -> App {
-        App::new(Config::seated(x, o), Theme::MONO)
-    }
 
     #[test]
     fn set_up_then_play() {
@@ -340,7 +342,7 @@ mod tests {
 
     #[test]
     fn rounds_restart_and_new_setup() {
-        let mut app = game("A", "B");
+        let mut app = App::seated("A", "B");
         for sq in [A1, B1, A2, B2, A3] {
             app.play(sq);
         }
@@ -372,7 +374,7 @@ mod tests {
 
     #[test]
     fn bot_vs_bot_ticks() {
-        let mut app = game("bot:perfect", "bot:random");
+        let mut app = App::seated("bot:perfect", "bot:random");
         assert!(app.wants_tick());
         for _ in 0..9 {
             app.tick();
@@ -383,7 +385,7 @@ mod tests {
 
     #[test]
     fn hints_and_help_toggle() {
-        let mut app = game("A", "B");
+        let mut app = App::seated("A", "B");
         app.toggle_hints();
         assert!(app.hints());
         app.toggle_help();

@@ -205,16 +205,10 @@ mod tests {
     use oxo_core::Square::*;
 
     use super::*;
-    use crate::config::Config;
-    use crate::theme::Theme;
-
-    fn game(x: &str, o: &str) -> App {
-        App::new(Config::seated(x, o), Theme::MONO)
-    }
 
     #[test]
     fn cursor_wraps_and_places() {
-        let mut app = game("A", "B");
+        let mut app = App::seated("A", "B");
         assert_eq!(app.cursor(), B2);
         app.move_cursor(Direction::Up);
         app.move_cursor(Direction::Up);
@@ -228,7 +222,7 @@ mod tests {
 
     #[test]
     fn digits_and_names() {
-        let mut app = game("A", "B");
+        let mut app = App::seated("A", "B");
         app.type_digit(5);
         app.type_column(2);
         assert_eq!(app.pending_column(), Some(2));
@@ -243,7 +237,7 @@ mod tests {
 
     #[test]
     fn refused_moves_change_nothing() {
-        let mut app = game("A", "B");
+        let mut app = App::seated("A", "B");
         app.play(B2);
         app.play(B2);
         assert_eq!(app.moves(), vec![B2]);
@@ -266,7 +260,7 @@ mod tests {
 
     #[test]
     fn bot_answers_at_once_and_undo_takes_both() {
-        let mut app = game("A", "bot:perfect");
+        let mut app = App::seated("A", "bot:perfect");
         app.play(A1);
         assert_eq!(app.moves().len(), 2, "the bot answered");
         assert!(

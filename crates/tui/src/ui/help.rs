@@ -3,9 +3,9 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 
-use super::widgets::titled_block;
+use super::widgets::render_window;
 use crate::theme::Theme;
 
 pub(super) fn render_help(theme: Theme, area: Rect, buf: &mut Buffer) {
@@ -64,9 +64,6 @@ pub(super) fn render_help(theme: Theme, area: Rect, buf: &mut Buffer) {
         width,
         height,
     );
-    Clear.render(popup, buf);
-    let block = titled_block("Keys", theme.key()).title_alignment(Alignment::Center);
-    let inner = block.inner(popup);
-    block.render(popup, buf);
+    let inner = render_window("Keys", theme.key(), popup, buf);
     Paragraph::new(lines).render(inner, buf);
 }

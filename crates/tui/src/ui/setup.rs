@@ -6,10 +6,10 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 
 use super::board::Size;
-use super::widgets::titled_block;
+use super::widgets::render_window;
 use crate::config::DEFAULT_NAMES;
 use crate::form::{Field, Opponent, SetupForm};
 use crate::theme::Theme;
@@ -55,10 +55,7 @@ pub(super) fn render_setup(form: &SetupForm, theme: Theme, body: Rect, buf: &mut
         width,
         height,
     );
-    Clear.render(area, buf);
-    let block = titled_block("New game", theme.border()).title_alignment(Alignment::Center);
-    let inner = block.inner(area);
-    block.render(area, buf);
+    let inner = render_window("New game", theme.border(), area, buf);
 
     let label_w = 12;
     let mut lines = Vec::new();
