@@ -118,9 +118,11 @@ impl App {
         app
     }
 
-    /// Runs the game in `terminal` until the player quits: draw, then wait
-    /// for a key (or, in a bots-only game, for the pause before the next
-    /// bot move), and again.
+    /// Runs the game in `terminal` until the player quits: draw (`ui`'s
+    /// `impl Widget for &App`), then wait for a key and hand it to
+    /// `input`'s [`App::handle_event`] (or, in a bots-only game, wait out the
+    /// pause before the next bot move), and again. Setting the terminal up
+    /// and restoring it is the caller's job.
     ///
     /// # Errors
     ///

@@ -34,9 +34,9 @@ mod tests;
 mod widgets;
 
 /// The smallest terminal width the game draws in.
-pub(crate) const MIN_WIDTH: u16 = 32;
+const MIN_WIDTH: u16 = 32;
 /// The smallest terminal height the game draws in.
-pub(crate) const MIN_HEIGHT: u16 = 14;
+const MIN_HEIGHT: u16 = 14;
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
