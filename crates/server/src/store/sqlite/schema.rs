@@ -32,9 +32,10 @@ use std::path::Path;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, TransactionBehavior, params};
 
+use super::error::describe;
 use super::lock::{self, DbLock};
 use crate::config::DbLocation;
-use crate::error::{ServerError, describe};
+use crate::error::ServerError;
 use crate::ids::now_ms;
 
 /// oxo's `PRAGMA application_id`: "oxo1" in ASCII.
