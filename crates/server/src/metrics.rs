@@ -180,42 +180,30 @@ impl Metrics {
             "Connections watching the lobby.",
             &self.lobby_watchers,
         );
-        let _ = writeln!(
-            out,
-            "# HELP oxo_refusals_total Refused requests by code.\n# TYPE oxo_refusals_total counter"
+        labelled(
+            &mut out,
+            "oxo_refusals_total",
+            "Refused requests by code.",
+            "code",
+            ErrorCode::ALL.iter().zip(&self.refusals),
         );
-        for (code, n) in ErrorCode::ALL.iter().zip(&self.refusals) {
-            let _ = writeln!(
-                out,
-                "oxo_refusals_total{{code=\"{code}\"}} {}",
-                n.load(Relaxed)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP oxo_closes_total WebSocket connections the server closed, by close code.\n# TYPE oxo_closes_total counter"
+        labelled(
+            &mut out,
+            "oxo_closes_total",
+            "WebSocket connections the server closed, by close code.",
+            "code",
+            CLOSE_CODES.iter().zip(&self.closes),
         );
-        for (code, n) in CLOSE_CODES.iter().zip(&self.closes) {
-            let _ = writeln!(
-                out,
-                "oxo_closes_total{{code=\"{code}\"}} {}",
-                n.load(Relaxed)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP oxo_disconnects_total WebSocket connections the client ended, with or without a close frame.\n# TYPE oxo_disconnects_total counter"
+        labelled(
+            &mut out,
+            "oxo_disconnects_total",
+            "WebSocket connections the client ended, with or without a close frame.",
+            "how",
+            [
+                ("close_frame", &self.client_closes),
+                ("no_close_frame", &self.dropped),
+            ],
         );
-        for (how, n) in [
-            ("close_frame", &self.client_closes),
-            ("no_close_frame", &self.dropped),
-        ] {
-            let _ = writeln!(
-                out,
-                "oxo_disconnects_total{{how=\"{how}\"}} {}",
-                n.load(Relaxed)
-            );
-        }
         let _ = writeln!(
             out,
             "# HELP oxo_players_loaded Players in memory: connected, or seated at an open table.\n# TYPE oxo_players_loaded gauge\noxo_players_loaded {players}"
@@ -257,6 +245,21 @@ impl Metrics {
 fn single(out: &mut String, kind: &str, name: &str, help: &str, value: &AtomicU64) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
     let _ = writeln!(out, "{name} {}", value.load(Relaxed));
+}
+
+/// Renders a counter with one value per `label`: its help, its type and
+/// a line per value.
+fn labelled<'a, L: std::fmt::Display>(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    label: &str,
+    values: impl IntoIterator<Item = (L, &'a AtomicU64)>,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+    for (value, n) in values {
+        let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {}", n.load(Relaxed));
+    }
 }
 
 #[cfg(test)]

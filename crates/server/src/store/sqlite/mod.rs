@@ -40,6 +40,8 @@ mod lock;
 mod reads;
 mod recover;
 mod schema;
+#[cfg(test)]
+mod temp;
 mod text;
 mod writer;
 mod writes;
