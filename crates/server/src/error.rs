@@ -148,9 +148,3 @@ fn holder(pid: Option<u32>) -> String {
         None => "another process".to_owned(),
     }
 }
-
-impl From<serde_json::Error> for ServerError {
-    fn from(e: serde_json::Error) -> ServerError {
-        ServerError::Corrupt(e.to_string())
-    }
-}

@@ -17,9 +17,9 @@
 //!
 //! # Who is asking
 //!
-//! The game routes may carry the client's session token in
-//! `Authorization: Bearer <token>` (never in the URL, where it would end up
-//! in logs and histories). A valid token makes the request that player's:
+//! The game routes may carry the player's token (the protocol's "session
+//! token") in `Authorization: Bearer <token>` (never in the URL, where it
+//! would end up in logs and histories). A valid token makes the request that player's:
 //! they see their own games at private tables in lists, and those games'
 //! `table_id`. A malformed or unknown token gets 401; no header is an
 //! anonymous request.
