@@ -25,7 +25,8 @@
 //!   game's moves with the solver (`GET /api/analyze/game`).
 //! - `state` holds what they share, as leaf parts (`conn`, `accounts`,
 //!   `rate`, `live`, ...); `boot` composes them at start and stops them
-//!   at the end. No module imports one that imports it back.
+//!   at the end. No module imports one that imports it back (the
+//!   `modules` test of `tests/server` checks).
 //!
 //! # Examples
 //!

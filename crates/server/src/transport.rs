@@ -86,6 +86,8 @@ struct Wire {
     /// [`Config::ping_interval`]: crate::Config::ping_interval
     ping_interval: Duration,
     /// How long one write may make no progress ([`Config::write_timeout`]).
+    ///
+    /// [`Config::write_timeout`]: crate::Config::write_timeout
     write_timeout: Duration,
     metrics: Arc<Metrics>,
     /// The server's shutdown signal: it decides the close frame.

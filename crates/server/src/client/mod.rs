@@ -47,7 +47,7 @@ use crate::conn::{Conn, Outbox};
 use crate::error::ClientError;
 use crate::rate::{Bucket, Flood};
 use crate::state::Shared;
-use crate::table::TableHandle;
+use crate::table::{TableCmd, TableHandle};
 
 /// Whether the connection goes on after a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,9 +206,7 @@ impl Client {
             self.shared.metrics.lobby_watchers.fetch_sub(1, Relaxed);
         }
         for (_, handle) in std::mem::take(&mut self.attached) {
-            let _ = handle
-                .send(crate::table::TableCmd::Detach(self.outbox.id))
-                .await;
+            let _ = handle.send(TableCmd::Detach(self.outbox.id)).await;
         }
     }
 }

@@ -64,7 +64,7 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
 
     /// `GET /api/games/{id}`: the record of game `id` as `asker` (the player
     /// id the request proved, if any) may see it (see
-    /// [`GameRow::record`](super::GameRow::record)).
+    /// [`GameRow::record`](super::rows::GameRow::record)).
     ///
     /// # Errors
     ///
@@ -77,7 +77,7 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
 
     /// `GET /api/games`: finished games, newest first, that `query` lists
     /// (see [`GamesQuery::lists`]), looking at the newest
-    /// [`PLAYER_SCAN`](super::PLAYER_SCAN) at most.
+    /// [`PLAYER_SCAN`](super::rows::PLAYER_SCAN) at most.
     ///
     /// # Errors
     ///
