@@ -42,7 +42,7 @@ struct Data {
     players: HashMap<Arc<str>, (TokenHash, Arc<str>)>,
     by_token: HashMap<TokenHash, Arc<str>>,
     tables: BTreeMap<i64, TableRow>,
-    games: BTreeMap<i64, Game>,
+    games: BTreeMap<i64, StoredGame>,
     /// Moves by game key and ply.
     moves: BTreeMap<(i64, u32), RecordedMove>,
     /// Request ids of moves that had one, by game key and ply.
@@ -51,7 +51,7 @@ struct Data {
 
 /// A game as kept here: its row, and its number of moves once it ended.
 #[derive(Clone, Debug)]
-struct Game {
+struct StoredGame {
     row: GameRow,
     moves: u32,
 }
@@ -107,7 +107,8 @@ impl Data {
                     ended_ms: None,
                     outcome: None,
                 };
-                self.games.insert(row.start.seq, Game { row, moves: 0 });
+                self.games
+                    .insert(row.start.seq, StoredGame { row, moves: 0 });
             }
             Write::Move {
                 game,
@@ -168,7 +169,7 @@ impl Data {
         };
         let game = match row.game.and_then(|key| self.games.get(&key)) {
             None => None,
-            Some(Game { row: game, .. }) => {
+            Some(StoredGame { row: game, .. }) => {
                 let seq = game.start.seq;
                 let moves: Vec<MoveRow> = self
                     .moves_of(seq)
@@ -232,7 +233,8 @@ impl Memory {
         asker: Option<&str>,
     ) -> Result<Option<GameRecord>, ServerError> {
         let data = self.data()?;
-        let Some(Game { row: game, .. }) = data.games.values().find(|g| &*g.row.start.id == id)
+        let Some(StoredGame { row: game, .. }) =
+            data.games.values().find(|g| &*g.row.start.id == id)
         else {
             return Ok(None);
         };
@@ -242,7 +244,7 @@ impl Memory {
 
     fn recent_games_now(&self, query: &GamesQuery) -> Result<Vec<GameSummary>, ServerError> {
         let data = self.data()?;
-        let mut ended: Vec<(&Game, i64)> = data
+        let mut ended: Vec<(&StoredGame, i64)> = data
             .games
             .values()
             .filter_map(|g| g.row.ended_ms.map(|at| (g, at)))
