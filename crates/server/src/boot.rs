@@ -58,12 +58,13 @@ impl AppState {
         let saved = store.unfinished_tables()?;
         let shared = Arc::new(Shared::new(config, store, metrics));
         let recovered = saved.len();
+        let env = shared.table_env();
         for saved in saved {
             let accounts = ByPlayer {
                 x: saved.players.x.as_ref().map(|p| load_account(&shared, p)),
                 o: saved.players.o.as_ref().map(|p| load_account(&shared, p)),
             };
-            table::recover(&shared, saved, accounts);
+            table::recover(&env, saved, accounts);
         }
         if recovered > 0 {
             tracing::info!(tables = recovered, "resumed unfinished tables");

@@ -54,6 +54,7 @@ mod config;
 mod conn;
 mod error;
 mod explain;
+mod handle;
 mod http;
 mod ids;
 mod live;

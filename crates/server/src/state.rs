@@ -8,10 +8,9 @@
 //! types, composed at the top (as mini-redis composes `Db`, `Connection`
 //! and `Shutdown` in its `Listener`).
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
@@ -20,11 +19,12 @@ use tokio_util::task::TaskTracker;
 use crate::accounts::Accounts;
 use crate::config::Config;
 use crate::conn::Outbox;
+use crate::handle::{TableHandle, Tables};
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::rate::PerAddress;
 use crate::store::Store;
-use crate::table::TableHandle;
+use crate::table;
 
 /// What every connection, table and HTTP handler reaches through an `Arc`.
 #[derive(Debug)]
@@ -34,9 +34,8 @@ pub(crate) struct Shared {
     pub(crate) store: Arc<dyn Store>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) accounts: Accounts,
-    /// Open tables by id. A std mutex: looked up and changed in short
-    /// critical sections, never across `.await`.
-    tables: Mutex<HashMap<Arc<str>, TableHandle>>,
+    /// The open tables.
+    pub(crate) tables: Arc<Tables>,
     /// Shared with the lobby task, which needs nothing else of this.
     pub(crate) lobby: Arc<Lobby>,
     /// New players per client address.
@@ -60,7 +59,7 @@ impl Shared {
             store,
             metrics,
             accounts: Accounts::default(),
-            tables: Mutex::new(HashMap::new()),
+            tables: Arc::default(),
             lobby: Arc::default(),
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
@@ -70,11 +69,21 @@ impl Shared {
 
     /// The table with this id, if open.
     pub(crate) fn table(&self, id: &str) -> Option<TableHandle> {
-        self.tables
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(id)
-            .cloned()
+        self.tables.get(id)
+    }
+
+    /// What a table's actor uses of the server.
+    pub(crate) fn table_env(&self) -> table::Env {
+        table::Env {
+            store: Arc::clone(&self.store),
+            metrics: Arc::clone(&self.metrics),
+            lobby: Arc::clone(&self.lobby),
+            tables: Arc::clone(&self.tables),
+            tasks: self.tasks.clone(),
+            shutdown: self.shutdown.clone(),
+            reconnect_grace: self.config.reconnect_grace,
+            max_tables_per_player: self.config.max_tables_per_player,
+        }
     }
 
     /// The outbox of a new connection, with a fresh id and the configured
@@ -87,22 +96,6 @@ impl Shared {
             self.config.send_queue_bytes,
             &self.shutdown,
         )
-    }
-
-    /// Lists an open table under `id`.
-    pub(crate) fn register_table(&self, id: &Arc<str>, handle: TableHandle) {
-        self.tables
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(Arc::clone(id), handle);
-    }
-
-    /// Forgets a table that has closed.
-    pub(crate) fn unregister_table(&self, id: &str) {
-        self.tables
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
     }
 }
 

@@ -16,9 +16,9 @@ use crate::accounts::Account;
 use crate::close;
 use crate::conn::Conn;
 use crate::error::ClientError;
+use crate::handle::TableCmd;
 use crate::ids::{hash_token, is_token_shaped, new_id, new_token};
 use crate::store::Write;
-use crate::table::TableCmd;
 
 /// Messages before `hello` that are tolerated before the connection closes.
 const HELLO_STRIKES: u32 = 3;

@@ -45,9 +45,9 @@ use oxo_protocol::{ErrorCode, Request, ServerMsg, peek_id};
 use crate::close;
 use crate::conn::{Conn, Outbox};
 use crate::error::ClientError;
+use crate::handle::{TableCmd, TableHandle};
 use crate::rate::{Bucket, Flood};
 use crate::state::Shared;
-use crate::table::{TableCmd, TableHandle};
 
 /// Whether the connection goes on after a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,9 +19,10 @@ use super::validate;
 use super::{Client, Reply};
 use crate::conn::Conn;
 use crate::error::ClientError;
+use crate::handle::{TableCmd, TableReq};
 use crate::ids::new_id;
 use crate::live::LiveStatus;
-use crate::table::{self, TableCmd, TableReq};
+use crate::table;
 
 /// The most tables one connection may be attached to (seated or watching).
 pub(crate) const MAX_ATTACHED: usize = 64;
@@ -142,7 +143,7 @@ impl Client {
         }
         self.outbox.owe_reply();
         let handle = table::create(
-            &self.shared,
+            &self.shared.table_env(),
             Arc::clone(&table_id),
             live,
             options,

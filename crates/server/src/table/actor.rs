@@ -12,15 +12,15 @@ use oxo_protocol::{PlayerId, ServerMsg, TableId, TableStatus};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::handle::TableCmd;
+use super::env::Env;
 use super::rules::{Cmd, Ctx, Due, Event, GameKey, Plan, Reply, Rules, Seat};
 use super::view::View;
 use crate::accounts::Account;
 use crate::conn::Conn;
 use crate::error::ClientError;
+use crate::handle::TableCmd;
 use crate::ids::{new_game_id, now_ms, seed};
 use crate::live::LiveStatus;
-use crate::state::Shared;
 use crate::store::{GameStart, TableRow, Write};
 
 /// How long a change in the number of spectators may wait to be
@@ -55,7 +55,7 @@ enum Attached {
 
 /// A table's actor state.
 pub(super) struct Table {
-    pub(super) shared: Arc<Shared>,
+    pub(super) env: Env,
     /// The integer key in the store.
     pub(super) seq: i64,
     pub(super) id: TableId,
@@ -79,16 +79,16 @@ pub(super) struct Table {
 
 impl Table {
     pub(super) fn new(
-        shared: Arc<Shared>,
+        env: Env,
         seq: i64,
         id: TableId,
         live: LiveStatus,
         rules: Rules,
         created_ms: i64,
     ) -> Table {
-        shared.metrics.tables.fetch_add(1, Relaxed);
+        env.metrics.tables.fetch_add(1, Relaxed);
         Table {
-            shared,
+            env,
             seq,
             id,
             created_ms,
@@ -157,7 +157,7 @@ impl Table {
         // A child token, waited on by one future made once: polling the
         // server-wide token directly would lock its mutex (shared by every
         // task) on each command, and re-register a waiter each time.
-        let shutdown = self.shared.shutdown.child_token().cancelled_owned();
+        let shutdown = self.env.shutdown.child_token().cancelled_owned();
         tokio::pin!(shutdown);
         loop {
             self.fire_timers().await;
@@ -186,7 +186,7 @@ impl Table {
     /// (every request is answered, and its connection waits for it).
     async fn drain(&mut self, mut rx: mpsc::Receiver<TableCmd>) {
         rx.close();
-        let e = if self.shared.shutdown.is_cancelled() && !self.is_closed() {
+        let e = if self.env.shutdown.is_cancelled() && !self.is_closed() {
             ClientError::shutting_down()
         } else {
             ClientError::no_such_table()
@@ -272,7 +272,7 @@ impl Table {
                         game_id: Some(game_id.to_string()),
                         ply: Some(ply),
                     });
-                    self.shared.metrics.move_latency.observe(at.elapsed());
+                    self.env.metrics.move_latency.observe(at.elapsed());
                 }
                 Err(e) => self.reply_err(&conn, id, e),
             },
@@ -292,7 +292,7 @@ impl Table {
 
     /// Plans `cmd` now.
     fn plan(&self, cmd: Cmd<'_>) -> Result<Plan, ClientError> {
-        let store = &self.shared.store;
+        let store = &self.env.store;
         let mut new_game = || {
             let seq = store.next_game_seq();
             GameKey {
@@ -313,7 +313,7 @@ impl Table {
     async fn execute(&mut self, plan: Plan, on_failure: OnFailure) -> Result<Reply, ClientError> {
         let writes = self.writes(&plan);
         if !writes.is_empty() {
-            if let Err(e) = self.shared.store.commit(writes).await {
+            if let Err(e) = self.env.store.commit(writes).await {
                 tracing::error!(table = %self.id, error = %e, "could not store a table change");
                 if on_failure == OnFailure::Abort {
                     self.abort();
@@ -331,10 +331,10 @@ impl Table {
         for event in events {
             match event {
                 Event::Moved { .. } => {
-                    self.shared.metrics.moves.fetch_add(1, Relaxed);
+                    self.env.metrics.moves.fetch_add(1, Relaxed);
                 }
                 Event::RoundEnded { .. } => {
-                    self.shared.metrics.games_finished.fetch_add(1, Relaxed);
+                    self.env.metrics.games_finished.fetch_add(1, Relaxed);
                 }
                 Event::Vacated { player } => {
                     for p in Player::ALL {
@@ -446,7 +446,7 @@ impl Table {
 
     pub(super) fn reply_err(&self, conn: &Conn, id: Option<u64>, e: ClientError) {
         self.live.set(self.rules.state().status());
-        self.shared.metrics.refused(e.code);
+        self.env.metrics.refused(e.code);
         conn.outbox
             .reply(&ServerMsg::error(id, e.code, e.message.into_owned()));
     }

@@ -32,9 +32,11 @@
 //! next start).
 
 mod actor;
-mod handle;
+mod env;
 mod rules;
 mod view;
+
+pub(crate) use env::Env;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -44,13 +46,11 @@ use oxo_protocol::{PlayerId, TableId, TableOptions};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-pub(crate) use handle::{TableCmd, TableHandle, TableReq};
-
 use crate::accounts::Account;
 use crate::conn::Conn;
+use crate::handle::TableHandle;
 use crate::ids::{now_ms, seed};
 use crate::live::LiveStatus;
-use crate::state::Shared;
 use crate::store::SavedTable;
 use actor::Table;
 use rules::recover::{Saved, SavedRound};
@@ -63,7 +63,7 @@ const QUEUE: usize = 256;
 /// (`Account::try_add_table`), and starts its actor; the actor replies to
 /// the `create_table` request.
 pub(crate) fn create(
-    shared: &Arc<Shared>,
+    env: &Env,
     id: Arc<str>,
     live: LiveStatus,
     options: TableOptions,
@@ -71,10 +71,10 @@ pub(crate) fn create(
     req_id: Option<u64>,
     at: std::time::Instant,
 ) -> TableHandle {
-    let seq = shared.store.next_table_seq();
-    let rules = Rules::new(options, shared.config.reconnect_grace, Rng::new(seed()));
+    let seq = env.store.next_table_seq();
+    let rules = Rules::new(options, env.reconnect_grace, Rng::new(seed()));
     let table = Table::new(
-        Arc::clone(shared),
+        env.clone(),
         seq,
         TableId::from(Arc::clone(&id)),
         live.clone(),
@@ -83,20 +83,16 @@ pub(crate) fn create(
     );
     let (tx, rx) = mpsc::channel(QUEUE);
     let handle = TableHandle::new(tx, live);
-    shared.register_table(&id, handle.clone());
-    shared.metrics.tables_created.fetch_add(1, Relaxed);
-    shared.tasks.spawn(table.run_new(rx, conn, req_id, at));
+    env.tables.register(&id, handle.clone());
+    env.metrics.tables_created.fetch_add(1, Relaxed);
+    env.tasks.spawn(table.run_new(rx, conn, req_id, at));
     handle
 }
 
 /// Rebuilds an unfinished table from the database and starts its actor.
 /// Its human players are disconnected, with a fresh grace period. A table
 /// whose saved state is impossible is skipped with a warning.
-pub(crate) fn recover(
-    shared: &Arc<Shared>,
-    saved: SavedTable,
-    accounts: ByPlayer<Option<Arc<Account>>>,
-) {
+pub(crate) fn recover(env: &Env, saved: SavedTable, accounts: ByPlayer<Option<Arc<Account>>>) {
     let row = saved.row;
     let players = ByPlayer::new_with(|p| {
         accounts[p]
@@ -120,7 +116,7 @@ pub(crate) fn recover(
             accepted: g.accepted,
         }),
     };
-    let grace = shared.config.reconnect_grace;
+    let grace = env.reconnect_grace;
     let rules = match Rules::recover(saved, grace, Rng::new(seed()), Instant::now()) {
         Ok(rules) => rules,
         Err(why) => {
@@ -130,7 +126,7 @@ pub(crate) fn recover(
     };
     let live = LiveStatus::new(rules.state().status());
     let mut table = Table::new(
-        Arc::clone(shared),
+        env.clone(),
         row.seq,
         TableId::from(Arc::clone(&row.id)),
         live.clone(),
@@ -145,6 +141,6 @@ pub(crate) fn recover(
     }
     table.lobby_dirty = true;
     let (tx, rx) = mpsc::channel(QUEUE);
-    shared.register_table(&row.id, TableHandle::new(tx, live));
-    shared.tasks.spawn(table.run(rx));
+    env.tables.register(&row.id, TableHandle::new(tx, live));
+    env.tasks.spawn(table.run(rx));
 }

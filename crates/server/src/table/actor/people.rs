@@ -148,9 +148,9 @@ impl Table {
             return;
         }
         if self.is_closed() {
-            self.shared.lobby.remove(self.id.as_str());
+            self.env.lobby.remove(self.id.as_str());
         } else {
-            self.shared
+            self.env
                 .lobby
                 .upsert(&Arc::from(self.id.as_str()), self.view().lobby_entry());
         }
@@ -180,8 +180,8 @@ impl Table {
                 account.remove_table(self.id.as_str());
             }
         }
-        self.shared.lobby.remove(self.id.as_str());
-        self.shared.unregister_table(self.id.as_str());
+        self.env.lobby.remove(self.id.as_str());
+        self.env.tables.unregister(self.id.as_str());
         tracing::debug!(table = %self.id, "table closed");
     }
 
@@ -197,7 +197,7 @@ impl Table {
 
 impl Drop for Table {
     fn drop(&mut self) {
-        self.shared
+        self.env
             .metrics
             .tables
             .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);

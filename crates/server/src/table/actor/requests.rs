@@ -8,7 +8,7 @@ use oxo_protocol::{ErrorCode, PlayerId};
 use super::{OnFailure, Table};
 use crate::conn::Conn;
 use crate::error::ClientError;
-use crate::table::handle::TableReq;
+use crate::handle::TableReq;
 use crate::table::rules::{Cmd, MoveReq, Reply};
 
 impl Table {
@@ -86,7 +86,7 @@ impl Table {
             self.show_attached(conn, attached);
             return Ok(Reply::Done);
         }
-        let max = self.shared.config.max_tables_per_player;
+        let max = self.env.max_tables_per_player;
         if !conn
             .account
             .try_add_table(&Arc::from(&self.id), &self.live, max)

@@ -1,5 +1,9 @@
-//! How the rest of the server talks to a table: its command queue and the
-//! status it publishes. A leaf: it knows nothing of the actor behind it.
+//! How the rest of the server talks to tables: each table's command queue
+//! and published status, and the registry of open tables. A leaf: it knows
+//! nothing of the actors behind the queues.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use oxo_core::{Player, Square};
 use oxo_protocol::TableStatus;
@@ -68,5 +72,37 @@ impl TableHandle {
     /// Whether the table has closed (or its actor stopped).
     pub(crate) fn is_closed(&self) -> bool {
         self.tx.is_closed() || self.live.get() == TableStatus::Closed
+    }
+}
+
+/// The open tables by id. A std mutex: looked up and changed in short
+/// critical sections, never across `.await`.
+#[derive(Debug, Default)]
+pub(crate) struct Tables(Mutex<HashMap<Arc<str>, TableHandle>>);
+
+impl Tables {
+    /// The table with this id, if open.
+    pub(crate) fn get(&self, id: &str) -> Option<TableHandle> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    }
+
+    /// Lists an open table under `id`.
+    pub(crate) fn register(&self, id: &Arc<str>, handle: TableHandle) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(Arc::clone(id), handle);
+    }
+
+    /// Forgets a table that has closed.
+    pub(crate) fn unregister(&self, id: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
     }
 }
