@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use oxo_core::{BotLevel, Game, Outcome, Player, Rng, Scores, Square};
+use oxo_core::{BotLevel, Game, Outcome, Player, Rng, Scores, Square, WinReason};
 use oxo_protocol::{BotSeat, ErrorCode, GameId, PlayerId, TableOptions, TableStatus};
 use tokio::time::Instant;
 
@@ -124,6 +124,19 @@ fn mv(player: &PlayerId, cell: Square, req: Option<u64>) -> MoveReq<'_> {
         conn: 1,
         game: None,
     }
+}
+
+/// The reply to an accepted move.
+fn moved(game: &str, ply: u32) -> Reply {
+    Reply::Moved {
+        game_id: GameId::from(game),
+        ply,
+    }
+}
+
+/// A round won by `winner` for `reason`, as [`ended`] finds it.
+fn won(winner: Player, reason: WinReason) -> Option<Outcome> {
+    Some(Outcome::Win { winner, reason })
 }
 
 fn ended(events: &[Event]) -> Option<Outcome> {
@@ -328,13 +341,7 @@ fn a_retried_move_is_answered_again_and_never_applied_twice() {
         .apply(Cmd::Move(mv(&alice(), Square::B2, Some(7))))
         .expect("retry");
     assert_eq!(first, again);
-    assert_eq!(
-        first,
-        Reply::Moved {
-            game_id: GameId::from("g1"),
-            ply: 1
-        }
-    );
+    assert_eq!(first, moved("g1", 1));
     assert!(events.is_empty(), "a retry changes nothing: {events:?}");
     assert_eq!(b.game().moves().len(), 1);
 }
@@ -367,26 +374,14 @@ fn a_late_retry_from_another_connection_counts_only_if_it_names_its_round() {
     let mut other = mv(&a, Square::A1, Some(1));
     other.conn = 2;
     let (_, reply) = b.apply(Cmd::Move(other)).expect("new move");
-    assert_eq!(
-        reply,
-        Reply::Moved {
-            game_id: GameId::from("g2"),
-            ply: 1
-        }
-    );
+    assert_eq!(reply, moved("g2", 1));
     // Naming round 1: the retry of round 1's move.
     let mut named = mv(&a, Square::A1, Some(1));
     named.conn = 3;
     named.game = Some("g1");
     let (events, reply) = b.apply(Cmd::Move(named)).expect("retry");
     assert!(events.is_empty());
-    assert_eq!(
-        reply,
-        Reply::Moved {
-            game_id: GameId::from("g1"),
-            ply: 1
-        }
-    );
+    assert_eq!(reply, moved("g1", 1));
 }
 
 #[test]

@@ -2,13 +2,13 @@
 
 use std::time::Duration;
 
-use oxo_core::{BotLevel, ByPlayer, Game, Outcome, Player, Rng, Scores, Square, WinReason};
+use oxo_core::{BotLevel, ByPlayer, Game, Player, Rng, Scores, Square, WinReason};
 use oxo_protocol::{BotSeat, ErrorCode, GameId, TableOptions, TableStatus};
 use tokio::time::Instant;
 
-use super::{Bench, GRACE, alice, bob, carol, ended, mv};
+use super::{Bench, GRACE, alice, bob, carol, ended, moved, mv, won};
 use crate::table::rules::recover::{Saved, SavedRound};
-use crate::table::rules::{Cmd, Event, GameKey, MoveReq, Reply, Rules, Timer};
+use crate::table::rules::{Cmd, Event, GameKey, MoveReq, Rules, Timer};
 
 // ----- leaving and closing -------------------------------------------------
 
@@ -94,13 +94,7 @@ fn a_table_nobody_comes_back_to_closes_and_drops_the_side_to_move() {
 fn closing_mid_round_drops_the_side_to_move() {
     let mut b = Bench::playing();
     let events = b.ok(Cmd::Timer(Timer::Close));
-    assert_eq!(
-        ended(&events),
-        Some(Outcome::Win {
-            winner: Player::O,
-            reason: WinReason::Dropped
-        })
-    );
+    assert_eq!(ended(&events), won(Player::O, WinReason::Dropped));
     assert_eq!(events.last(), Some(&Event::Closed));
 }
 
@@ -153,13 +147,7 @@ fn a_recovered_table_resumes_its_round_with_everyone_away() {
         }))
         .expect("a retry of the saved move");
     assert!(events.is_empty());
-    assert_eq!(
-        reply,
-        Reply::Moved {
-            game_id: GameId::from("g1"),
-            ply: 1
-        }
-    );
+    assert_eq!(reply, moved("g1", 1));
 }
 
 #[test]

@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use oxo_core::{BotLevel, ByPlayer, Outcome, Player, Square, Starter, WinReason};
+use oxo_core::{BotLevel, ByPlayer, Player, Square, Starter, WinReason};
 use oxo_protocol::{BotSeat, ErrorCode, TableOptions, TableStatus};
 
-use super::{Bench, GRACE, alice, bob, carol, ended};
+use super::{Bench, GRACE, alice, bob, carol, ended, won};
 use crate::table::rules::{Cmd, Due, Event, Phase, Timer};
 
 // ----- ending a round otherwise ------------------------------------------
@@ -15,13 +15,7 @@ fn forfeiting_loses_the_round_and_needs_a_round_in_play() {
     let mut b = Bench::playing();
     b.refused(Cmd::Forfeit { player: &carol() }, ErrorCode::NotSeated);
     let events = b.ok(Cmd::Forfeit { player: &bob() });
-    assert_eq!(
-        ended(&events),
-        Some(Outcome::Win {
-            winner: Player::X,
-            reason: WinReason::Forfeit
-        })
-    );
+    assert_eq!(ended(&events), won(Player::X, WinReason::Forfeit));
     b.refused(Cmd::Forfeit { player: &alice() }, ErrorCode::GameOver);
     let mut waiting = Bench::new(TableOptions::default());
     waiting.ok(Cmd::Create { creator: &alice() });
@@ -47,13 +41,7 @@ fn the_clock_running_out_loses_the_round() {
     b.pass(Duration::from_secs(4));
     assert_eq!(b.rules.due(b.now), Some(Due::Timer(Timer::Clock)));
     let events = b.fire();
-    assert_eq!(
-        ended(&events),
-        Some(Outcome::Win {
-            winner: Player::X,
-            reason: WinReason::Timeout
-        })
-    );
+    assert_eq!(ended(&events), won(Player::X, WinReason::Timeout));
     assert_eq!(b.status(), TableStatus::RoundOver);
 }
 
@@ -76,13 +64,7 @@ fn a_player_away_past_the_grace_period_loses_the_round() {
         Some(Due::Timer(Timer::Grace(Player::O)))
     );
     let events = b.fire();
-    assert_eq!(
-        ended(&events),
-        Some(Outcome::Win {
-            winner: Player::X,
-            reason: WinReason::Dropped
-        })
-    );
+    assert_eq!(ended(&events), won(Player::X, WinReason::Dropped));
 }
 
 #[test]
@@ -98,10 +80,7 @@ fn in_pass_and_play_the_side_to_move_is_dropped() {
     let events = b.fire();
     assert_eq!(
         ended(&events),
-        Some(Outcome::Win {
-            winner: Player::X,
-            reason: WinReason::Dropped
-        }),
+        won(Player::X, WinReason::Dropped),
         "O was to move"
     );
     let mut b = Bench::new(TableOptions {
