@@ -16,7 +16,7 @@
 //! right player, and that every acknowledged move is there at its ply.
 //!
 //! Split by job: [`config`] says what to do, [`server`] runs and kills
-//! `oxo serve`, [`verify`] checks the records against the ledger, and
+//! `oxo serve`, [`verify`](mod@verify) checks the records against the ledger, and
 //! [`report`] says what was found. This file runs the kills.
 
 mod config;

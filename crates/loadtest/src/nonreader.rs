@@ -23,13 +23,13 @@
 //!   final check finds it.
 //!
 //! At the end of the window each survivor reads what is waiting, until
-//! nothing arrives for [`QUIET`] or the drain is nearly over (the backlog
-//! can be megabytes: the server's kernel keeps sending what its socket
-//! buffer holds even after the server closed): a close frame, end of stream
-//! or a reset means the server had closed it (`closed_at_end`, with no
-//! time: it happened at some point in the run); otherwise it was still
-//! open. The bytes read then are the backlog the server and the kernels
-//! held for it. Then the tool closes what is left.
+//! nothing arrives for [`QUIET`](hangup::QUIET) or the drain is nearly over
+//! (the backlog can be megabytes: the server's kernel keeps sending what
+//! its socket buffer holds even after the server closed): a close frame,
+//! end of stream or a reset means the server had closed it
+//! (`closed_at_end`, with no time: it happened at some point in the run);
+//! otherwise it was still open. The bytes read then are the backlog the
+//! server and the kernels held for it. Then the tool closes what is left.
 //!
 //! Split by job: [`raw`] writes frames behind the WebSocket library's back,
 //! [`hangup`] tells whether the server closed a connection, [`counters`]
