@@ -10,6 +10,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use oxo_loadtest::{Config, Progress, parse_duration};
 
+use crate::fds;
+
 /// Arguments of `oxo loadtest`.
 ///
 /// Each game is two WebSocket clients at a private table playing random legal
@@ -115,6 +117,7 @@ pub(crate) struct LoadtestArgs {
 }
 
 pub(crate) fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
+    let open_files = fds::raise_open_files_limit(None);
     let config = Config {
         url: args.url,
         allow_remote: args.allow_remote,
@@ -139,6 +142,7 @@ pub(crate) fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         connect_concurrency: args.connect_concurrency,
         server_pid: args.server_pid,
         seed: args.seed,
+        open_files_limit: open_files.as_ref().ok().copied(),
     };
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = args.threads {
@@ -156,9 +160,15 @@ pub(crate) fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     });
     bar.finish_and_clear();
     runtime.shutdown_timeout(Duration::from_secs(1));
-    let report = result
+    let mut report = result
         .map_err(|_| anyhow::anyhow!("the run did not end within {limit:?}"))?
         .context("load test")?;
+    if let Err(e) = open_files {
+        // The first thing the run would have been warned about.
+        report
+            .warnings
+            .insert(0, format!("cannot raise the open-files limit: {e}"));
+    }
     if args.json {
         println!("{}", report.to_json());
     } else {

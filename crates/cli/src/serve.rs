@@ -14,6 +14,8 @@ use clap::{Args, ValueEnum};
 use oxo_loadtest::parse_duration;
 use oxo_server::{AppState, Config, DbLocation, RateLimit};
 
+use crate::fds;
+
 /// How log lines look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum LogFormat {
@@ -169,20 +171,11 @@ fn connection_limit(requested: Option<usize>) -> usize {
             .unwrap_or(u64::MAX)
             .saturating_add(FD_RESERVE)
     };
-    if let Some(n) = requested {
-        if let Ok((_, hard)) = rlimit::getrlimit(rlimit::Resource::NOFILE) {
-            if hard < needed(n) {
-                let _ = rlimit::setrlimit(rlimit::Resource::NOFILE, needed(n), needed(n));
-            }
-        }
-    }
-    let open_files = match rlimit::increase_nofile_limit(u64::MAX) {
+    let open_files = match fds::raise_open_files_limit(requested.map(needed)) {
         Ok(limit) => Some(limit),
         Err(e) => {
             tracing::warn!(error = %e, "cannot raise the open-files limit");
-            rlimit::getrlimit(rlimit::Resource::NOFILE)
-                .ok()
-                .map(|(soft, _)| soft)
+            fds::open_files_limit()
         }
     };
     let fits = open_files

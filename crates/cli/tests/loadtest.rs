@@ -66,28 +66,10 @@ impl Drop for Server {
 
 #[test]
 fn plays_real_games_and_reports_json() {
-    let server = Server::start("games");
-    let out = Command::new(OXO)
-        .args([
-            "loadtest",
-            "--games",
-            "20",
-            "--duration",
-            "3s",
-            "--warmup",
-            "500ms",
-            "--json",
-        ])
-        .args(["--url", &format!("ws://{}/ws", server.addr)])
-        .args(["--server-pid", &server.child.id().to_string()])
-        .args(["--refusals", "5"])
-        .output()
-        .expect("run oxo loadtest");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let report = oxo_loadtest::Report::from_json(stdout.trim())
-        .unwrap_or_else(|e| panic!("not a JSON report ({e}): {stdout}\n{stderr}"));
-    assert!(out.status.success(), "{report:#?}\n{stderr}");
+    let report = loadtest_ok(
+        "games",
+        "--games 20 --duration 3s --warmup 500ms --refusals 5",
+    );
     assert_eq!(report.errors, 0, "{:#?}", report.errors_by_kind);
     assert_eq!(report.setup.games_ready, 20);
     assert!(report.moves > 0, "{report:#?}");
@@ -133,43 +115,33 @@ fn says_when_there_is_no_server() {
     assert!(stderr.contains("cannot reach the server"), "{stderr}");
 }
 
-/// Runs `oxo loadtest` against `server` with `args` and reads its JSON
-/// report.
-fn loadtest_json(server: &Server, args: &[&str]) -> (oxo_loadtest::Report, bool, String) {
+/// Starts a server and runs `oxo loadtest` against it with `args` (split at
+/// spaces), `--json` and `--server-pid`; checks that the run succeeded and
+/// returns its report.
+fn loadtest_ok(name: &str, args: &str) -> oxo_loadtest::Report {
+    let server = Server::start(name);
     let out = Command::new(OXO)
         .arg("loadtest")
-        .args(args)
+        .args(args.split_whitespace())
         .args(["--json", "--url", &format!("ws://{}/ws", server.addr)])
         .args(["--server-pid", &server.child.id().to_string()])
         .output()
         .expect("run oxo loadtest");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
     let report = oxo_loadtest::Report::from_json(stdout.trim())
         .unwrap_or_else(|e| panic!("not a JSON report ({e}): {stdout}\n{stderr}"));
-    (report, out.status.success(), stderr)
+    assert!(out.status.success(), "{report:#?}\n{stderr}");
+    report
 }
 
 #[test]
 fn hello_cycles_alone_add_up_and_end_early() {
-    let server = Server::start("hello");
     let started = Instant::now();
-    let (report, ok, stderr) = loadtest_json(
-        &server,
-        &[
-            "--games",
-            "0",
-            "--hello-cycles",
-            "200",
-            "--hello-concurrency",
-            "4",
-            "--duration",
-            "30s",
-            "--warmup",
-            "0s",
-        ],
+    let report = loadtest_ok(
+        "hello",
+        "--games 0 --hello-cycles 200 --hello-concurrency 4 --duration 30s --warmup 0s",
     );
-    assert!(ok, "{report:#?}\n{stderr}");
     let h = report.hello_cycles.expect("a hello cycle report");
     assert_eq!((h.requested, h.concurrency), (200, 4));
     assert_eq!(h.done, 200, "{h:#?}");
@@ -191,24 +163,11 @@ fn hello_cycles_alone_add_up_and_end_early() {
 
 #[test]
 fn non_readers_alongside_games_are_all_accounted_for() {
-    let server = Server::start("nonreaders");
-    let (report, ok, stderr) = loadtest_json(
-        &server,
-        &[
-            "--games",
-            "5",
-            "--non-readers",
-            "20",
-            "--non-reader-pings",
-            "--non-reader-ping-interval",
-            "200ms",
-            "--duration",
-            "3s",
-            "--warmup",
-            "0s",
-        ],
+    let report = loadtest_ok(
+        "nonreaders",
+        "--games 5 --non-readers 20 --non-reader-pings --non-reader-ping-interval 200ms \
+         --duration 3s --warmup 0s",
     );
-    assert!(ok, "{report:#?}\n{stderr}");
     assert_eq!(report.errors, 0, "{:#?}", report.errors_by_kind);
     assert_eq!(report.setup.games_ready, 5);
     assert!(report.moves > 0, "the honest games play meanwhile");
@@ -241,25 +200,11 @@ fn non_readers_alongside_games_are_all_accounted_for() {
 
 #[test]
 fn attacks_run_alone_without_games() {
-    let server = Server::start("attacks");
-    let (report, ok, stderr) = loadtest_json(
-        &server,
-        &[
-            "--games",
-            "0",
-            "--non-readers",
-            "10",
-            "--hello-cycles",
-            "50",
-            "--hello-concurrency",
-            "2",
-            "--duration",
-            "2s",
-            "--warmup",
-            "0s",
-        ],
+    let report = loadtest_ok(
+        "attacks",
+        "--games 0 --non-readers 10 --hello-cycles 50 --hello-concurrency 2 \
+         --duration 2s --warmup 0s",
     );
-    assert!(ok, "{report:#?}\n{stderr}");
     assert_eq!((report.games, report.moves), (0, 0));
     let n = report.non_readers.expect("a non-reader report");
     assert_eq!(n.ready, 10, "{n:#?}");

@@ -7,7 +7,10 @@ use crate::Square;
 
 /// A set of squares: bit `i` stands for the square with index `i`.
 ///
-/// Only the low 9 bits are ever set by the operations of this type.
+/// Only the low 9 bits can be set: the field is private, and a set is built
+/// from squares, from the constants, or from a mask through
+/// [`Bitboard::from_bits`] (checked) or [`Bitboard::from_bits_truncate`].
+/// The lookup tables behind the queries rely on it.
 ///
 /// ```
 /// use oxo_core::{Bitboard, Square};
@@ -19,7 +22,7 @@ use crate::Square;
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[must_use]
-pub struct Bitboard(pub u16);
+pub struct Bitboard(u16);
 
 impl Bitboard {
     /// No squares.
@@ -44,6 +47,37 @@ impl Bitboard {
         Bitboard(0b100_010_001),
         Bitboard(0b001_010_100),
     ];
+
+    /// The set whose squares are the bits of `bits`, or `None` if any of
+    /// bits 9–15 (no square) is set.
+    ///
+    /// ```
+    /// use oxo_core::{Bitboard, Square};
+    ///
+    /// assert_eq!(Bitboard::from_bits(0b1_0000_0001), Some(Bitboard::from(Square::A1).with(Square::C3)));
+    /// assert_eq!(Bitboard::from_bits(1 << 9), None);
+    /// ```
+    #[must_use]
+    pub const fn from_bits(bits: u16) -> Option<Bitboard> {
+        if bits & !Bitboard::FULL.0 == 0 {
+            Some(Bitboard(bits))
+        } else {
+            None
+        }
+    }
+
+    /// The set whose squares are the low 9 bits of `bits`; bits 9–15 are
+    /// dropped.
+    pub const fn from_bits_truncate(bits: u16) -> Bitboard {
+        Bitboard(bits & Bitboard::FULL.0)
+    }
+
+    /// The set as a mask: bit `i` for the square with index `i`, bits 9–15
+    /// clear.
+    #[must_use]
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
 
     /// The set holding just `sq`.
     pub const fn from_square(sq: Square) -> Bitboard {
@@ -99,9 +133,7 @@ impl Bitboard {
         // A table, not `count_ones`: the baseline x86-64 target has no popcnt
         // instruction, so `count_ones` takes a dozen, and counting is the
         // inner loop of `perft` and of random playouts.
-        let low = COUNTS[(self.0 & 0x1ff) as usize];
-        let high = COUNTS[(self.0 >> 9) as usize];
-        (low + high) as u32
+        COUNTS[self.0 as usize] as u32
     }
 
     /// The square with the lowest index, if any.
@@ -120,7 +152,7 @@ impl Bitboard {
         // A table rather than a loop over the set: random playouts pick a
         // square this way on every move.
         if n < 9 {
-            Square::from_index(NTH[(self.0 & Bitboard::FULL.0) as usize][n as usize])
+            Square::from_index(NTH[self.0 as usize][n as usize])
         } else {
             None
         }
@@ -129,42 +161,22 @@ impl Bitboard {
     /// Whether the set contains a whole line.
     #[must_use]
     pub const fn has_line(self) -> bool {
-        WINS.0[self.0 as usize & 0x1ff]
+        !self.line_squares().is_empty()
     }
 
     /// The squares of all the complete lines in this set (empty if none).
     pub const fn line_squares(self) -> Bitboard {
-        LINE_SQUARES[self.0 as usize & 0x1ff]
+        LINES_OF[self.0 as usize].complete
     }
 
     /// The empty squares of `empty` that would complete a line for this set.
     pub const fn winning_moves(self, empty: Bitboard) -> Bitboard {
-        Bitboard(THREATS[self.0 as usize & 0x1ff].0 & empty.0)
+        LINES_OF[self.0 as usize].threats.intersect(empty)
     }
 
     /// Use this where a `Bitboard` result is deliberately ignored.
     pub fn discard(self) {}
 }
-
-/// `WINS[b]`: whether the 9-bit set `b` contains a line.
-struct WinTable([bool; 512]);
-
-const WINS: WinTable = {
-    let mut t = [false; 512];
-    let mut b = 0;
-    while b < 512 {
-        let mut i = 0;
-        while i < 8 {
-            let line = Bitboard::LINES[i].0 as usize;
-            if b & line == line {
-                t[b] = true;
-            }
-            i += 1;
-        }
-        b += 1;
-    }
-    WinTable(t)
-};
 
 /// `COUNTS[b]`: the number of bits set in the 9-bit value `b`.
 const COUNTS: [u8; 512] = {
@@ -197,43 +209,42 @@ const NTH: [[u8; 9]; 512] = {
     t
 };
 
-/// `LINE_SQUARES[b]`: the union of the lines contained in `b`.
-const LINE_SQUARES: [Bitboard; 512] = {
-    let mut t = [Bitboard::EMPTY; 512];
-    let mut b = 0;
-    while b < 512 {
-        let mut acc = 0;
-        let mut i = 0;
-        while i < 8 {
-            let line = Bitboard::LINES[i].0;
-            if b as u16 & line == line {
-                acc |= line;
-            }
-            i += 1;
-        }
-        t[b] = Bitboard(acc);
-        b += 1;
-    }
-    t
-};
+/// What the lines say about one 9-bit set.
+#[derive(Clone, Copy)]
+struct Lines {
+    /// The union of the lines the set contains.
+    complete: Bitboard,
+    /// The squares that would complete a line for the set (whether or not
+    /// they are free).
+    threats: Bitboard,
+}
 
-/// `THREATS[b]`: the squares that complete a line for `b` (ignoring whether
-/// they are free).
-const THREATS: [Bitboard; 512] = {
-    let mut t = [Bitboard::EMPTY; 512];
+/// `LINES_OF[b]`: the complete lines of the 9-bit set `b` and its threats,
+/// both found in one pass over the eight lines.
+const LINES_OF: [Lines; 512] = {
+    let none = Lines {
+        complete: Bitboard::EMPTY,
+        threats: Bitboard::EMPTY,
+    };
+    let mut t = [none; 512];
     let mut b = 0;
     while b < 512 {
-        let mut acc = 0;
+        let (mut complete, mut threats) = (0, 0);
         let mut i = 0;
         while i < 8 {
             let line = Bitboard::LINES[i].0;
             let missing = line & !(b as u16);
-            if missing.count_ones() == 1 {
-                acc |= missing;
+            if missing == 0 {
+                complete |= line;
+            } else if missing.count_ones() == 1 {
+                threats |= missing;
             }
             i += 1;
         }
-        t[b] = Bitboard(acc);
+        t[b] = Lines {
+            complete: Bitboard(complete),
+            threats: Bitboard(threats),
+        };
         b += 1;
     }
     t
@@ -309,7 +320,7 @@ impl BitOrAssign for Bitboard {
 impl BitXor for Bitboard {
     type Output = Bitboard;
     fn bitxor(self, rhs: Bitboard) -> Bitboard {
-        Bitboard((self.0 ^ rhs.0) & Bitboard::FULL.0)
+        Bitboard(self.0 ^ rhs.0)
     }
 }
 
@@ -349,7 +360,7 @@ impl IntoIterator for Bitboard {
     type IntoIter = Squares;
 
     fn into_iter(self) -> Squares {
-        Squares(self.0 & Bitboard::FULL.0)
+        Squares(self.0)
     }
 }
 

@@ -9,9 +9,44 @@ use core::str::FromStr;
 use crate::{Bitboard, Player, Position, Rng, Square, solver};
 
 /// A computer player.
+///
+/// The built-in bots come from [`BotLevel::bot`]. A bot from elsewhere
+/// implements [`Bot::choose`] and plays wherever they do; it has no
+/// [`BotLevel`], so it keeps the default [`Bot::level`]:
+///
+/// ```
+/// use oxo_core::{Bot, BotLevel, ByPlayer, Game, Player, Position, Square};
+///
+/// /// Plays the free square with the lowest index.
+/// #[derive(Debug)]
+/// struct FirstFree;
+///
+/// impl Bot for FirstFree {
+///     fn choose(&mut self, position: &Position) -> Option<Square> {
+///         position.legal_moves().first()
+///     }
+/// }
+///
+/// let mut bots: ByPlayer<Box<dyn Bot>> = ByPlayer {
+///     x: Box::new(FirstFree),
+///     o: BotLevel::Perfect.bot(7),
+/// };
+/// let mut game = Game::new();
+/// while let Some(player) = game.to_move() {
+///     let square = bots[player].choose(game.position()).expect("a move while the game goes on");
+///     game.play(square)?;
+/// }
+/// assert_eq!(game.moves()[0], Square::A1);
+/// assert_ne!(game.outcome().and_then(|o| o.winner()), Some(Player::X), "perfect play never loses");
+/// assert_eq!((bots.x.level(), bots.o.level()), (None, Some(BotLevel::Perfect)));
+/// # Ok::<_, oxo_core::MoveError>(())
+/// ```
 pub trait Bot: Send + fmt::Debug {
-    /// The strength of this bot.
-    fn level(&self) -> BotLevel;
+    /// The built-in level this bot plays at; `None` (the default) for a bot
+    /// that is not one of [`BotLevel`]'s.
+    fn level(&self) -> Option<BotLevel> {
+        None
+    }
 
     /// The move to play in `position`, or `None` if the game is over.
     fn choose(&mut self, position: &Position) -> Option<Square>;
@@ -78,18 +113,15 @@ impl BotLevel {
     ///
     /// let mut bot = BotLevel::Perfect.bot(42);
     /// let first = bot.choose(&Position::new()).expect("a move on the empty board");
-    /// assert_eq!(bot.level(), BotLevel::Perfect);
+    /// assert_eq!(bot.level(), Some(BotLevel::Perfect));
     /// # let _ = first;
     /// ```
     #[must_use]
     pub fn bot(self, seed: u64) -> Box<dyn Bot> {
-        let rng = Rng::new(seed);
-        match self {
-            BotLevel::Random => Box::new(RandomBot { rng }),
-            BotLevel::Easy => Box::new(EasyBot { rng }),
-            BotLevel::Medium => Box::new(MediumBot { rng }),
-            BotLevel::Perfect => Box::new(PerfectBot { rng }),
-        }
+        Box::new(LevelBot {
+            level: self,
+            rng: Rng::new(seed),
+        })
     }
 }
 
@@ -141,85 +173,50 @@ fn threats(position: &Position) -> Bitboard {
     theirs.winning_moves(position.legal_moves())
 }
 
-/// Plays any legal move.
+/// A bot of one of the built-in levels, with its own random numbers (see
+/// [`BotLevel`] for how each level plays).
 #[derive(Clone, Debug)]
-pub struct RandomBot {
+struct LevelBot {
+    level: BotLevel,
     rng: Rng,
 }
 
-impl Bot for RandomBot {
-    fn level(&self) -> BotLevel {
-        BotLevel::Random
+impl Bot for LevelBot {
+    fn level(&self) -> Option<BotLevel> {
+        Some(self.level)
     }
 
     fn choose(&mut self, position: &Position) -> Option<Square> {
-        self.rng.pick(position.legal_moves())
-    }
-}
-
-/// Wins in one move when it can, otherwise plays randomly.
-#[derive(Clone, Debug)]
-pub struct EasyBot {
-    rng: Rng,
-}
-
-impl Bot for EasyBot {
-    fn level(&self) -> BotLevel {
-        BotLevel::Easy
-    }
-
-    fn choose(&mut self, position: &Position) -> Option<Square> {
-        let wins = wins_now(position);
-        self.rng.pick(if wins.is_empty() {
-            position.legal_moves()
-        } else {
-            wins
-        })
-    }
-}
-
-/// Wins when it can, blocks an immediate loss, and otherwise plays a perfect
-/// move three times in four and a random one the rest.
-#[derive(Clone, Debug)]
-pub struct MediumBot {
-    rng: Rng,
-}
-
-impl Bot for MediumBot {
-    fn level(&self) -> BotLevel {
-        BotLevel::Medium
-    }
-
-    fn choose(&mut self, position: &Position) -> Option<Square> {
-        let wins = wins_now(position);
-        let blocks = threats(position);
-        let set = if !wins.is_empty() {
-            wins
-        } else if !blocks.is_empty() {
-            blocks
-        } else if self.rng.chance(3, 4) {
-            solver::table().best_moves(position)
-        } else {
-            position.legal_moves()
+        let set = match self.level {
+            BotLevel::Random => position.legal_moves(),
+            BotLevel::Easy => {
+                let wins = wins_now(position);
+                if wins.is_empty() {
+                    position.legal_moves()
+                } else {
+                    wins
+                }
+            }
+            // A perfect move three times in four, a random one the rest,
+            // when there is nothing to win or block at once.
+            BotLevel::Medium => {
+                let wins = wins_now(position);
+                let blocks = threats(position);
+                if !wins.is_empty() {
+                    wins
+                } else if !blocks.is_empty() {
+                    blocks
+                } else if self.rng.chance(3, 4) {
+                    solver::table().best_moves(position)
+                } else {
+                    position.legal_moves()
+                }
+            }
+            // Among the moves of best value: wins as fast as possible and
+            // delays a loss as long as possible.
+            BotLevel::Perfect => solver::table().best_moves(position),
         };
         self.rng.pick(set)
-    }
-}
-
-/// Never loses: picks at random among the moves of best value, so it wins as
-/// fast as possible and delays a loss as long as possible.
-#[derive(Clone, Debug)]
-pub struct PerfectBot {
-    rng: Rng,
-}
-
-impl Bot for PerfectBot {
-    fn level(&self) -> BotLevel {
-        BotLevel::Perfect
-    }
-
-    fn choose(&mut self, position: &Position) -> Option<Square> {
-        self.rng.pick(solver::table().best_moves(position))
     }
 }
 

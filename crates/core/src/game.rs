@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{ByPlayer, GameLog, MoveError, Outcome, Player, Position, Square, WinReason};
+use crate::{GameLog, MoveError, Outcome, Player, Position, Square, WinReason};
 
 /// Why a move cannot be taken back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,7 +40,6 @@ impl std::error::Error for UndoError {}
 ///
 /// game.forfeit(Player::O)?;
 /// assert_eq!(game.outcome().and_then(|o| o.winner()), Some(Player::X));
-/// assert_eq!(game.scores().x, 100);
 /// assert_eq!(game.play(A1), Err(MoveError::GameOver));
 /// # Ok::<_, MoveError>(())
 /// ```
@@ -211,13 +210,6 @@ impl Game {
         let outcome = Outcome::Win { winner, reason };
         self.outcome = Some(outcome);
         Ok(outcome)
-    }
-
-    /// Each player's score: 100 for the winner, 0 for the loser, 0 each for a
-    /// draw or an unfinished game.
-    #[must_use]
-    pub fn scores(&self) -> ByPlayer<u32> {
-        self.outcome.map(|o| o.scores()).unwrap_or_default()
     }
 
     /// The game as a log of events: start, one move per ply, end.

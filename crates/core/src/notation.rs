@@ -236,7 +236,7 @@ impl FromStr for Position {
     fn from_str(s: &str) -> Result<Position, ParsePositionError> {
         let trimmed_start = s.len() - s.trim_start().len();
         let mut parts = s.trim().splitn(2, char::is_whitespace);
-        let cells_part = parts.next().unwrap_or_default();
+        let cells_part = parts.next().expect("splitn yields at least one part");
         let turn = match parts.next().map(str::trim) {
             None | Some("") => None,
             Some(t) => Some(t.parse::<Player>().map_err(|_| ParsePositionError::Turn {

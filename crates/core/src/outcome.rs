@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{Bitboard, ByPlayer, Player};
+use crate::{Bitboard, Player};
 
 /// Why the winner won.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,13 +87,6 @@ impl Outcome {
             } => *cells,
             _ => Bitboard::EMPTY,
         }
-    }
-
-    /// The score of each player: 100 for the winner, 0 for the loser, 0 each
-    /// for a draw.
-    #[must_use]
-    pub fn scores(&self) -> ByPlayer<u32> {
-        ByPlayer::new_with(|p| if self.winner() == Some(p) { 100 } else { 0 })
     }
 }
 

@@ -49,7 +49,9 @@ impl Value {
         match score.cmp(&0) {
             Ordering::Greater => Value::Win(dist(score)),
             Ordering::Less => Value::Loss(dist(score)),
-            Ordering::Equal => Value::Draw(u8::try_from(empty).unwrap_or(9)),
+            Ordering::Equal => {
+                Value::Draw(u8::try_from(empty).expect("a board has at most nine empty squares"))
+            }
         }
     }
 
@@ -148,7 +150,7 @@ const BASE3: [u16; 512] = {
 };
 
 fn index(mine: Bitboard, theirs: Bitboard) -> usize {
-    BASE3[mine.0 as usize & 0x1ff] as usize + 2 * BASE3[theirs.0 as usize & 0x1ff] as usize
+    BASE3[mine.bits() as usize] as usize + 2 * BASE3[theirs.bits() as usize] as usize
 }
 
 /// The score for the mover of a move whose resulting position scores `child`

@@ -57,7 +57,7 @@ impl Symmetry {
             Symmetry::FlipDiagonal => (r, c),
             Symmetry::FlipAntiDiagonal => (2 - r, 2 - c),
         };
-        Square::from_coords(c, r).unwrap_or(sq)
+        Square::from_coords(c, r).expect("a symmetry maps columns and rows 0..3 onto 0..3")
     }
 
     /// The image of a set of squares.
@@ -70,7 +70,8 @@ impl Symmetry {
     pub fn apply_board(self, board: &Board) -> Board {
         let x = self.apply_bitboard(board.marks(Player::X));
         let o = self.apply_bitboard(board.marks(Player::O));
-        Board::from_bitboards(x, o).unwrap_or(*board)
+        Board::from_bitboards(x, o)
+            .expect("a symmetry maps disjoint sets of squares to disjoint sets")
     }
 }
 
@@ -82,8 +83,8 @@ pub fn canonical_key(board: &Board) -> (u16, u16) {
         .into_iter()
         .map(|s| {
             let b = s.apply_board(board);
-            (b.marks(Player::X).0, b.marks(Player::O).0)
+            (b.marks(Player::X).bits(), b.marks(Player::O).bits())
         })
         .min()
-        .unwrap_or((0, 0))
+        .expect("there are eight symmetries")
 }

@@ -2,8 +2,7 @@
 //! starts.
 
 use oxo_core::{
-    Bitboard, ByPlayer, Event, Game, MoveError, Outcome, Player, Position, Square::*, UndoError,
-    WinReason,
+    Bitboard, Event, Game, MoveError, Outcome, Player, Position, Square::*, UndoError, WinReason,
 };
 
 /// X wins on the last square with two lines at once.
@@ -28,7 +27,6 @@ fn a_new_game() {
     assert!(game.moves().is_empty());
     assert_eq!(game.outcome(), None);
     assert!(!game.is_over());
-    assert_eq!(game.scores(), ByPlayer { x: 0, o: 0 });
     assert_eq!(game.log().events(), &[Event::Start { first: Player::X }]);
     assert_eq!(Game::default(), game);
 }
@@ -139,8 +137,6 @@ fn forfeit_drop_and_timeout_award_the_other_player() {
                 assert_eq!(game.outcome(), Some(expected));
                 assert_eq!(game.to_move(), None);
                 assert_eq!(game.moves(), moves, "the board stays as it was");
-                assert_eq!(game.scores()[winner], 100);
-                assert_eq!(game.scores()[loser], 0);
                 assert_eq!(expected.cells(), Bitboard::EMPTY);
                 assert_eq!(reason.as_str(), name);
                 assert_eq!(expected.to_string(), format!("{winner} wins ({name})"));
@@ -176,20 +172,18 @@ fn forfeit_drop_and_timeout_award_the_other_player() {
 }
 
 #[test]
-fn scores() {
+fn outcomes_name_the_winner() {
     let x_wins = Game::from_moves(Player::X, &[A1, A2, B1, B2, C1]).expect("legal");
-    assert_eq!(x_wins.scores(), ByPlayer { x: 100, o: 0 });
+    assert_eq!(x_wins.outcome().and_then(|o| o.winner()), Some(Player::X));
     let o_wins = Game::from_moves(Player::X, &[A1, A2, B1, B2, C3, C2]).expect("legal");
     assert_eq!(o_wins.outcome().and_then(|o| o.winner()), Some(Player::O));
-    assert_eq!(o_wins.scores(), ByPlayer { x: 0, o: 100 });
     let draw = Game::from_moves(Player::X, &[A1, B2, C3, B1, B3, A3, C1, C2, A2]).expect("legal");
     assert_eq!(draw.outcome(), Some(Outcome::Draw));
-    assert_eq!(draw.scores(), ByPlayer { x: 0, o: 0 });
     assert_eq!(Outcome::Draw.to_string(), "draw");
     assert_eq!(Outcome::Draw.winner(), None);
     assert_eq!(Outcome::Draw.cells(), Bitboard::EMPTY);
     let unfinished = Game::from_moves(Player::X, &[A1]).expect("legal");
-    assert_eq!(unfinished.scores(), ByPlayer { x: 0, o: 0 });
+    assert_eq!(unfinished.outcome(), None);
 }
 
 #[test]
@@ -278,7 +272,6 @@ fn games_that_o_starts() {
     let outcome = game.play(B3).expect("legal").expect("O completes column b");
     assert_eq!(outcome.winner(), Some(Player::O));
     assert_eq!(outcome.cells(), [B1, B2, B3].into_iter().collect());
-    assert_eq!(game.scores(), ByPlayer { x: 0, o: 100 });
     assert_eq!(game.position().to_string(), "XOX.O.XOO");
 
     // X completes the top row with as many marks as O: only O-first games

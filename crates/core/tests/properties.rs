@@ -136,15 +136,28 @@ proptest! {
     }
 }
 
+/// A mask becomes a set only through its nine low bits: `from_bits` refuses
+/// any other, `from_bits_truncate` drops them.
+#[test]
+fn bitboards_hold_nine_bits_only() {
+    for bits in 0..=u16::MAX {
+        let set = Bitboard::from_bits_truncate(bits);
+        assert_eq!(set.bits(), bits & 0x1ff, "{bits:#x}");
+        assert_eq!(
+            Bitboard::from_bits(bits),
+            (bits < 512).then_some(set),
+            "{bits:#x}"
+        );
+    }
+}
+
 /// `Bitboard::count` and `Bitboard::nth` use tables; they must agree with
 /// counting bits and walking the set, for every value.
 #[test]
 fn bitboard_tables_agree_with_bit_counting() {
-    for bits in 0..=u16::MAX {
-        assert_eq!(Bitboard(bits).count(), bits.count_ones(), "{bits:#x}");
-    }
     for bits in 0..512u16 {
-        let set = Bitboard(bits);
+        let set = Bitboard::from_bits(bits).expect("nine bits");
+        assert_eq!(set.count(), bits.count_ones(), "{bits:#x}");
         let squares: Vec<Square> = set.into_iter().collect();
         for n in 0..12 {
             assert_eq!(set.nth(n), squares.get(n as usize).copied(), "{set} {n}");
@@ -158,7 +171,7 @@ fn bitboard_tables_agree_with_bit_counting() {
 #[test]
 fn rng_pick_is_the_plain_loop() {
     fn plain_pick(rng: &mut oxo_core::Rng, set: Bitboard) -> Option<Square> {
-        let mut bits = set.0 & 0x1ff;
+        let mut bits = set.bits();
         for _ in 0..rng.below(bits.count_ones()) {
             bits &= bits - 1;
         }
@@ -167,7 +180,7 @@ fn rng_pick_is_the_plain_loop() {
     for seed in 0..20 {
         let (mut fast, mut plain) = (oxo_core::Rng::new(seed), oxo_core::Rng::new(seed));
         for bits in 0..512u16 {
-            let set = Bitboard(bits | ((bits << 7) & 0xfe00));
+            let set = Bitboard::from_bits(bits).expect("nine bits");
             assert_eq!(fast.pick(set), plain_pick(&mut plain, set), "{seed} {bits}");
         }
         assert_eq!(fast, plain);

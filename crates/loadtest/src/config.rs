@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio_tungstenite::tungstenite::http::Uri;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Everything a load run is asked to do.
 #[derive(Clone, Debug)]
@@ -68,6 +68,11 @@ pub struct Config {
     pub server_pid: Option<u32>,
     /// Seed for the players' random moves.
     pub seed: u64,
+    /// The process's open-files limit, as the caller left it (the `oxo`
+    /// binary raises the soft limit to the hard one before a run): the
+    /// report shows it and warns when the run needs more sockets. `None`:
+    /// not known, no warning, reported as 0.
+    pub open_files_limit: Option<u64>,
 }
 
 impl Default for Config {
@@ -94,6 +99,7 @@ impl Default for Config {
             connect_concurrency: 256,
             server_pid: None,
             seed: 0x6f78_6f21,
+            open_files_limit: None,
         }
     }
 }

@@ -34,8 +34,10 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client::{Conn, ConnError, decode};
-use crate::game::Ctx;
-use crate::report::Latency;
+use crate::config::Target;
+use crate::ctx::Ctx;
+use crate::latency::{Latency, ms};
+use crate::text;
 
 /// Longest wait for the server's close after the tool's close frame.
 const CLOSE_WAIT: Duration = Duration::from_millis(500);
@@ -94,22 +96,15 @@ impl fmt::Display for HelloCycleReport {
         if l.samples > 0 {
             writeln!(
                 f,
-                "    connect to answer: p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
-                l.p50 as f64 / 1000.0,
-                l.p99 as f64 / 1000.0,
-                l.max as f64 / 1000.0
+                "    connect to answer: p50 {}  p99 {}  max {}",
+                ms(l.p50),
+                ms(l.p99),
+                ms(l.max)
             )?;
         }
-        for (code, n) in &self.refusals_by_code {
-            writeln!(f, "    refused {code}: {n}")?;
-        }
-        for (kind, n) in &self.failures_by_kind {
-            writeln!(f, "    failed {kind}: {n}")?;
-        }
-        for e in &self.first_failures {
-            writeln!(f, "    e.g. {e}")?;
-        }
-        Ok(())
+        text::counts(f, "    refused ", &self.refusals_by_code)?;
+        text::counts(f, "    failed ", &self.failures_by_kind)?;
+        text::lines(f, "    e.g. ", &self.first_failures)
     }
 }
 
@@ -295,7 +290,7 @@ pub(crate) async fn worker(ctx: Arc<Ctx>, cycles: Arc<Cycles>) -> Tally {
 }
 
 /// One cycle: connect, `hello` without a token, the answer, close.
-async fn cycle(target: &crate::config::Target, timeout: Duration) -> Outcome {
+async fn cycle(target: &Target, timeout: Duration) -> Outcome {
     let mut conn = match Conn::connect(target, timeout).await {
         Ok(conn) => conn,
         Err(e) => return Outcome::failed(&e),

@@ -75,13 +75,11 @@ pub struct ProcessStats {
     pub cpu_percent: f64,
     /// Resident memory at the start of the run, before the load's
     /// connections opened, in MiB.
-    #[serde(default)]
     pub rss_start_mib: Option<f64>,
     /// Resident memory at the end of the window, in MiB.
     pub rss_mib: f64,
     /// Resident memory after the drain, with the load's connections closed,
     /// in MiB.
-    #[serde(default)]
     pub rss_after_close_mib: Option<f64>,
     /// Peak resident memory since the process started, in MiB.
     pub peak_rss_mib: f64,

@@ -4,15 +4,19 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::hellocycle::HelloCycleReport;
+use crate::latency::{Latency, ms};
 use crate::nonreader::NonReaderReport;
 use crate::procstat::ProcessStats;
 use crate::sockstat::{TcpMemory, TcpSockstat};
+use crate::text;
 
 /// Everything a load run measured.
+///
+/// Reports printed by earlier versions still read: what came later is an
+/// `Option` (missing reads as `None`) or has a `#[serde(default)]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The target.
@@ -24,15 +28,12 @@ pub struct Report {
     /// Idle connections asked for.
     pub idle: usize,
     /// Non-readers, if asked for.
-    #[serde(default)]
     pub non_readers: Option<NonReaderReport>,
     /// Hello cycles, if asked for.
-    #[serde(default)]
     pub hello_cycles: Option<HelloCycleReport>,
     /// Mean think time before each move, in milliseconds.
     pub think_ms: u64,
     /// Offered moves per second (`--rate`), if paced.
-    #[serde(default)]
     pub offered_rate: Option<f64>,
     /// Share of turns that first sent a move meant to be refused, in percent.
     pub refusal_percent: f64,
@@ -71,7 +72,6 @@ pub struct Report {
     /// The host's TCP sockets and their kernel memory
     /// (`/proc/net/sockstat`) at the start, the end of the window, and after
     /// closing.
-    #[serde(default)]
     pub tcp: Option<TcpMemory>,
     /// The open-files limit the tool ran with.
     pub open_files_limit: u64,
@@ -94,43 +94,6 @@ pub struct Setup {
     pub non_readers_ready: u64,
     /// Connections open when the window started.
     pub connections_open: u64,
-}
-
-/// Latency percentiles, in microseconds.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Latency {
-    /// Moves timed.
-    pub samples: u64,
-    /// Median.
-    pub p50: u64,
-    /// 90th percentile.
-    pub p90: u64,
-    /// 99th percentile.
-    pub p99: u64,
-    /// 99.9th percentile.
-    pub p999: u64,
-    /// The slowest.
-    pub max: u64,
-    /// The mean.
-    pub mean: f64,
-}
-
-impl Latency {
-    /// The percentiles of `h`.
-    pub(crate) fn of(h: &Histogram<u64>) -> Latency {
-        if h.is_empty() {
-            return Latency::default();
-        }
-        Latency {
-            samples: h.len(),
-            p50: h.value_at_quantile(0.50),
-            p90: h.value_at_quantile(0.90),
-            p99: h.value_at_quantile(0.99),
-            p999: h.value_at_quantile(0.999),
-            max: h.max(),
-            mean: h.mean(),
-        }
-    }
 }
 
 impl Report {
@@ -162,11 +125,6 @@ fn rss_edges(p: &ProcessStats) -> String {
         or_dash(p.rss_after_close_mib),
         p.peak_rss_mib
     )
-}
-
-/// Microseconds as milliseconds with two decimals.
-fn ms(us: u64) -> String {
-    format!("{:.2} ms", us as f64 / 1000.0)
 }
 
 impl fmt::Display for Report {
@@ -252,12 +210,8 @@ impl fmt::Display for Report {
             write!(f, "{h}")?;
         }
         writeln!(f, "  errors     {}", self.errors)?;
-        for (kind, n) in &self.errors_by_kind {
-            writeln!(f, "    {kind}: {n}")?;
-        }
-        for e in &self.first_errors {
-            writeln!(f, "    e.g. {e}")?;
-        }
+        text::counts(f, "    ", &self.errors_by_kind)?;
+        text::lines(f, "    e.g. ", &self.first_errors)?;
         for (who, p) in [("server", &self.server), ("loadtest", &self.client)] {
             if let Some(p) = p {
                 writeln!(
@@ -286,9 +240,42 @@ impl fmt::Display for Report {
                 writeln!(f, "             closed {}", line(after))?;
             }
         }
-        for w in &self.warnings {
-            writeln!(f, "  warning: {w}")?;
-        }
-        Ok(())
+        text::lines(f, "  warning: ", &self.warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report from before non-readers, hello cycles, pacing, run-edge
+    /// memory and the closed TCP reading existed.
+    #[test]
+    fn older_reports_still_read() {
+        let sockstat = r#"{"inuse":1,"orphan":0,"tw":0,"alloc":1,"mem_pages":1}"#;
+        let json = format!(
+            r#"{{"url":"ws://127.0.0.1:8080/ws","games":1,"spectators_per_game":0,"idle":0,
+            "think_ms":0,"refusal_percent":2.0,
+            "setup":{{"seconds":1.0,"games_ready":1,"idle_ready":0,"connections_open":2}},
+            "warmup_seconds":1.0,"window_seconds":10.0,"moves":5,"moves_per_sec":0.5,
+            "games_finished":1,"games_per_sec":0.1,
+            "latency_us":{{"samples":0,"p50":0,"p90":0,"p99":0,"p999":0,"max":0,"mean":0.0}},
+            "refusals":0,"spectator_events":0,"errors":0,"errors_by_kind":{{}},"first_errors":[],
+            "server":{{"pid":7,"cpu_percent":1.0,"rss_mib":2.0,"peak_rss_mib":3.0,"threads":4}},
+            "client":null,"tcp":{{"page_bytes":4096,"start":{sockstat},"end":{sockstat}}},
+            "open_files_limit":1024,"warnings":[]}}"#
+        );
+        let r = Report::from_json(&json).expect("an older report reads");
+        assert_eq!(
+            (r.non_readers, r.hello_cycles, r.offered_rate),
+            (None, None, None)
+        );
+        assert_eq!(r.setup.non_readers_ready, 0);
+        let server = r.server.expect("the server's figures");
+        assert_eq!(
+            (server.rss_start_mib, server.rss_after_close_mib),
+            (None, None)
+        );
+        assert_eq!(r.tcp.and_then(|t| t.after_close), None);
     }
 }

@@ -6,18 +6,20 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::Error;
 use crate::client::Conn;
 use crate::config::{Config, Target, resolve_target};
-use crate::game::{Ctx, player, run_game};
+use crate::ctx::{Ctx, player};
+use crate::error::Error;
+use crate::game::run_game;
 use crate::hellocycle::{self, Cycles, Tally};
+use crate::latency::Latency;
 use crate::nonreader::{self, NonReaders, Plan};
 use crate::procstat::{self, ProcessStats};
-use crate::report::{Latency, Report, Setup};
+use crate::report::{Report, Setup};
 use crate::sockstat::{self, TcpMemory};
 use crate::stats::Stats;
 
@@ -87,15 +89,6 @@ pub struct Progress {
 /// How often progress is reported.
 const TICK: Duration = Duration::from_millis(250);
 
-/// Raises the soft open-files limit to the hard limit and returns it.
-///
-/// # Errors
-///
-/// If the limit cannot be read or set.
-pub fn raise_open_files_limit() -> std::io::Result<u64> {
-    rlimit::increase_nofile_limit(u64::MAX)
-}
-
 /// Runs the load described by `config` and reports what it measured,
 /// calling `progress` a few times a second.
 ///
@@ -109,13 +102,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     let target = resolve_target(&config.url, config.allow_remote).await?;
     let mut warnings = Vec::new();
     let needed = config.connections() as u64 + 64;
-    let open_files_limit = match raise_open_files_limit() {
-        Ok(n) => n,
-        Err(e) => {
-            warnings.push(format!("cannot raise the open-files limit: {e}"));
-            0
-        }
-    };
+    let open_files_limit = config.open_files_limit.unwrap_or(0);
     if open_files_limit != 0 && open_files_limit < needed {
         warnings.push(format!(
             "the open-files limit is {open_files_limit} but the run needs about {needed} sockets; \
@@ -124,13 +111,8 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     }
     probe(&target, config.request_timeout).await?;
 
-    let stats = Arc::new(Stats::new());
-    let (_target_tx, target_rx) = watch::channel(Some(target.clone()));
-    let (stop_tx, stop_rx) = watch::channel(false);
+    let (plain, controls) = Ctx::new(target.clone());
     let ctx = Arc::new(Ctx {
-        stats: Arc::clone(&stats),
-        target: target_rx,
-        stop: stop_rx,
         think: config.think,
         pace: config.pace(),
         refusal_permille: (config.refusal_percent * 10.0).round() as u32,
@@ -138,8 +120,9 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         spectators: config.spectators,
         setup: Arc::new(Semaphore::new(config.connect_concurrency.max(1))),
         seed: config.seed,
-        ledger: None,
+        ..plain
     });
+    let stats = Arc::clone(&ctx.stats);
 
     // Before the load's connections open: the baseline.
     let server_pid = config.server_pid.map(|p| p.to_string());
@@ -249,7 +232,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     let connections_open = stats.open.load(Relaxed);
 
     // Drain: no new requests; wait for the last replies, then abandon.
-    let _ = stop_tx.send(true);
+    controls.stop();
     let drain_start = Instant::now();
     let drain_deadline = drain_start + config.drain;
     let mut hello = Tally::new();

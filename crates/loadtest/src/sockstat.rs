@@ -44,7 +44,6 @@ pub struct TcpMemory {
     /// At the end of the measured window.
     pub end: TcpSockstat,
     /// After the drain, with the tool's connections closed.
-    #[serde(default)]
     pub after_close: Option<TcpSockstat>,
 }
 

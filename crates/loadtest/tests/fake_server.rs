@@ -39,6 +39,14 @@ struct Table {
 }
 
 impl Table {
+    /// The seat `me` holds here.
+    fn seat_of(&self, me: &str) -> Result<Player, ErrorCode> {
+        [Player::X, Player::O]
+            .into_iter()
+            .find(|&p| self.seats[p].as_deref() == Some(me))
+            .ok_or(ErrorCode::NotSeated)
+    }
+
     fn state(&self, id: &str) -> TableState {
         let status = match (&self.seats.x, &self.seats.o) {
             (Some(_), Some(_)) if self.game.is_over() => TableStatus::RoundOver,
@@ -236,10 +244,7 @@ fn handle(
         }
         ClientMsg::Move { table_id, cell, .. } => {
             let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
-            let seat = [Player::X, Player::O]
-                .into_iter()
-                .find(|&p| t.seats[p].as_ref() == Some(me))
-                .ok_or(ErrorCode::NotSeated)?;
+            let seat = t.seat_of(me)?;
             if t.game.is_over() {
                 return Err(ErrorCode::GameOver);
             }
@@ -253,10 +258,7 @@ fn handle(
         }
         ClientMsg::Rematch { table_id } => {
             let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
-            let seat = [Player::X, Player::O]
-                .into_iter()
-                .find(|&p| t.seats[p].as_ref() == Some(me))
-                .ok_or(ErrorCode::NotSeated)?;
+            let seat = t.seat_of(me)?;
             if !t.game.is_over() {
                 return Err(ErrorCode::GameInProgress);
             }
@@ -273,12 +275,37 @@ fn handle(
     }
 }
 
+/// A fresh fake server's WebSocket URL.
+async fn fake_url() -> String {
+    let addr = serve(Arc::new(Fake::default())).await;
+    format!("ws://{addr}/ws")
+}
+
+/// Runs `config` to the end and checks that it counted no error.
+async fn run_clean(config: &oxo_loadtest::Config) -> oxo_loadtest::Report {
+    let report = oxo_loadtest::run(config, |_| {})
+        .await
+        .expect("the run completes");
+    assert_eq!(report.errors, 0, "{:?}", report.first_errors);
+    report
+}
+
+/// Why the load tool refuses to run against `url`, if it does.
+async fn refusal(url: String) -> Option<String> {
+    let config = oxo_loadtest::Config {
+        url,
+        ..oxo_loadtest::Config::default()
+    };
+    oxo_loadtest::run(&config, |_| {})
+        .await
+        .err()
+        .map(|e| e.to_string())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plays_against_a_fake_server() {
-    let fake = Arc::new(Fake::default());
-    let addr = serve(Arc::clone(&fake)).await;
     let config = oxo_loadtest::Config {
-        url: format!("ws://{addr}/ws"),
+        url: fake_url().await,
         games: 20,
         spectators: 1,
         duration: Duration::from_secs(2),
@@ -305,34 +332,22 @@ async fn plays_against_a_fake_server() {
 
 #[tokio::test]
 async fn idle_connections() {
-    let fake = Arc::new(Fake::default());
-    let addr = serve(Arc::clone(&fake)).await;
     let config = oxo_loadtest::Config {
-        url: format!("ws://{addr}/ws"),
+        url: fake_url().await,
         games: 0,
         idle: 50,
         duration: Duration::from_millis(300),
         warmup: Duration::ZERO,
         ..oxo_loadtest::Config::default()
     };
-    let report = oxo_loadtest::run(&config, |_| {})
-        .await
-        .expect("the run completes");
-    assert_eq!(report.errors, 0, "{:?}", report.first_errors);
+    let report = run_clean(&config).await;
     assert_eq!(report.setup.idle_ready, 50);
     assert_eq!(report.setup.connections_open, 50);
 }
 
 #[tokio::test]
 async fn refuses_remote_and_missing_servers() {
-    let config = oxo_loadtest::Config {
-        url: "ws://192.0.2.1:80/ws".into(),
-        ..oxo_loadtest::Config::default()
-    };
-    let err = oxo_loadtest::run(&config, |_| {})
-        .await
-        .err()
-        .map(|e| e.to_string());
+    let err = refusal("ws://192.0.2.1:80/ws".into()).await;
     assert!(
         err.as_deref().is_some_and(|e| e.contains("--allow-remote")),
         "{err:?}"
@@ -341,14 +356,7 @@ async fn refuses_remote_and_missing_servers() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
     drop(listener);
-    let config = oxo_loadtest::Config {
-        url: format!("ws://127.0.0.1:{port}/ws"),
-        ..oxo_loadtest::Config::default()
-    };
-    let err = oxo_loadtest::run(&config, |_| {})
-        .await
-        .err()
-        .map(|e| e.to_string());
+    let err = refusal(format!("ws://127.0.0.1:{port}/ws")).await;
     assert!(
         err.as_deref().is_some_and(|e| e.contains("cannot reach")),
         "{err:?}"
@@ -357,20 +365,15 @@ async fn refuses_remote_and_missing_servers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paced_games_offer_the_asked_rate() {
-    let fake = Arc::new(Fake::default());
-    let addr = serve(Arc::clone(&fake)).await;
     let config = oxo_loadtest::Config {
-        url: format!("ws://{addr}/ws"),
+        url: fake_url().await,
         games: 10,
         rate: Some(400.0),
         duration: Duration::from_secs(2),
         warmup: Duration::from_millis(300),
         ..oxo_loadtest::Config::default()
     };
-    let report = oxo_loadtest::run(&config, |_| {})
-        .await
-        .expect("the run completes");
-    assert_eq!(report.errors, 0, "{:?}", report.first_errors);
+    let report = run_clean(&config).await;
     // Pacing caps the rate; a loaded test machine may fall somewhat short.
     assert!(
         (200.0..=420.0).contains(&report.moves_per_sec),
