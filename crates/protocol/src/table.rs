@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Who moves first in each round.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Starter {
     /// X always starts.
@@ -20,6 +21,7 @@ pub enum Starter {
 
 /// A bot in one seat of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BotSeat {
     /// How strong it is.
     pub level: BotLevel,
@@ -31,6 +33,7 @@ pub struct BotSeat {
 
 /// A table's options, fixed at creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TableOptions {
     /// Listed in the lobby (`true`), or reached only by its id (`false`).
@@ -67,6 +70,7 @@ impl Default for TableOptions {
 
 /// Where a table is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TableStatus {
     /// A seat is free.
@@ -81,6 +85,7 @@ pub enum TableStatus {
 
 /// A seated player as everyone at the table sees them (never the token).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlayerInfo {
     /// The player's public id (from their `welcome`).
     pub id: String,
@@ -102,6 +107,7 @@ pub struct PlayerInfo {
 
 /// The scoreboard of a table: wins per seat and draws, across rounds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Scoreboard {
     /// Rounds won by the X seat.
     pub x: u32,
@@ -113,6 +119,7 @@ pub struct Scoreboard {
 
 /// Everything a client needs to draw a table, sent after every change.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TableState {
     /// The table's id (unguessable for private tables).
     pub id: String,
@@ -152,6 +159,7 @@ pub struct TableState {
 
 /// A table as listed in the lobby.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LobbyTable {
     /// The table's id.
     pub id: String,
