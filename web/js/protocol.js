@@ -390,11 +390,11 @@
  */
 
 /**
- * The scoreboard of a table: wins per seat and draws, across rounds.
- * @typedef {object} Scoreboard
+ * Wins per side and draws over the finished rounds of a match.
+ * @typedef {object} Scores
  * @property {number} draws Drawn rounds.
- * @property {number} o Rounds won by the O seat.
- * @property {number} x Rounds won by the X seat.
+ * @property {number} o Rounds won by O.
+ * @property {number} x Rounds won by X.
  */
 
 /**
@@ -484,7 +484,7 @@
  */
 
 /**
- * Who moves first in each round.
+ * The rule that picks each round's first player.
  * @typedef {("x" | "o" | "toss" | "alternate")} Starter
  */
 
@@ -512,7 +512,7 @@
  * @property {(Outcome | null)} [outcome] How the round ended, once it has.
  * @property {ByPlayer_Nullable_PlayerInfo} players The seats.
  * @property {number} round The round number, from 1.
- * @property {Scoreboard} scores Wins per seat and draws across rounds.
+ * @property {Scores} scores Wins per seat and draws across rounds.
  * @property {number} spectators How many spectators are watching.
  * @property {TableStatus} status Where the table is in its life.
  * @property {(number | null)} [time_left_ms] Milliseconds left for the current move, if the table has a time limit.

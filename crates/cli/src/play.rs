@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use oxo_core::ByPlayer;
-use oxo_tui::{Config, FirstRule, Seat};
+use oxo_core::{ByPlayer, Starter};
+use oxo_tui::{Config, Seat};
 
 /// Arguments of `oxo play`.
 ///
@@ -24,7 +24,7 @@ pub(crate) struct PlayArgs {
     /// Who starts each round: x or o (always), toss (a coin toss each round)
     /// or alternate (X first, then taking turns) [default: alternate].
     #[arg(long, value_name = "x|o|toss|alternate")]
-    first: Option<FirstRule>,
+    first: Option<Starter>,
     /// Use the plain line mode even on a terminal: the board as text, one
     /// move (b2 or 5) or command (undo, restart, scores, hint, quit) per line.
     /// It is also used whenever standard input or output is not a terminal.

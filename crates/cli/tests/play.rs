@@ -50,11 +50,15 @@ mod line_mode {
         );
         let text = stdout(&out);
         assert!(out.status.success());
-        assert!(text.contains("A (X) plays b2\n"));
-        assert!(text.contains("B (O) plays a1\n"));
-        assert!(text.contains("A (X) plays c3\n"));
-        assert!(text.contains("A (X) plays a3\n"));
-        assert!(text.contains("Result: B (O) wins with a1 b1 c1\n"));
+        for line in [
+            "A (X) plays b2",
+            "B (O) plays a1",
+            "A (X) plays c3",
+            "A (X) plays a3",
+            "Result: B (O) wins with a1 b1 c1",
+        ] {
+            assert!(text.contains(&format!("{line}\n")), "{line}: {text}");
+        }
     }
 
     #[test]
@@ -113,7 +117,7 @@ mod line_mode {
             assert!(out.status.success());
             let text = stdout(&out);
             assert!(!text.contains("Result: Alice (X) wins"), "seed {seed}");
-            assert!(text.contains("Perfect bot (O) plays "));
+            assert!(text.contains("Impossible (O) plays "));
             assert!(text.matches("Result: ").count() >= 2, "seed {seed}: {text}");
             // The same seed replays the same session.
             assert_eq!(stdout(&play(&args, &moves)), text);
@@ -136,8 +140,8 @@ mod line_mode {
             b"",
         );
         let text = stdout(&out);
-        assert!(text.contains("Round 1: Medium bot (X) starts\n"));
-        assert!(text.contains("Medium bot (X) plays "));
+        assert!(text.contains("Round 1: Medium (X) starts\n"));
+        assert!(text.contains("Medium (X) plays "));
         assert!(text.ends_with("Zed (O) to move\n"));
 
         let out = play(&["--first", "toss", "--seed", "5"], b"");
@@ -208,6 +212,46 @@ mod tui {
     }
 
     impl Tmux {
+        /// Starts `oxo play ARGS` in a `width`×`height` tmux window of its
+        /// own; after the game the window shows `EXIT=` with its exit code
+        /// and `TTY=icanon` or `TTY=-icanon` (whether the terminal is back in
+        /// canonical, cooked mode). `None` if tmux is not installed (which
+        /// fails the test in CI, where scripts/test installs it).
+        fn start(test: &str, width: u16, height: u16, args: &str) -> Option<Tmux> {
+            if Command::new("tmux").arg("-V").output().is_err() {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "tmux is missing in CI: scripts/test installs it"
+                );
+                println!("SKIPPED {test}: tmux is not installed");
+                eprintln!("SKIPPED {test}: tmux is not installed");
+                return None;
+            }
+            let tmux = Tmux {
+                socket: format!("oxo-test-{test}-{}", std::process::id()),
+            };
+            let script = format!(
+                "'{OXO}' play {args}; echo EXIT=$?; \
+                 stty -a | grep -o -- '-*icanon' | sed 's/^/TTY=/'; sleep 60"
+            );
+            let (width, height) = (width.to_string(), height.to_string());
+            let started = tmux.run(&[
+                "new-session",
+                "-d",
+                "-s",
+                "oxo",
+                "-x",
+                &width,
+                "-y",
+                &height,
+                "sh",
+                "-c",
+                &script,
+            ]);
+            assert!(started.status.success(), "tmux new-session: {started:?}");
+            Some(tmux)
+        }
+
         fn run(&self, args: &[&str]) -> Output {
             Command::new("tmux")
                 .args(["-L", &self.socket, "-f", "/dev/null"])
@@ -265,9 +309,7 @@ mod tui {
 
     /// Finished rounds on the scoreboard: Alice's wins, the bot's and draws.
     fn results(screen: &str) -> Option<u32> {
-        Some(
-            score(screen, "X  Alice")? + score(screen, "O  Perfect bot")? + score(screen, "Draws")?,
-        )
+        Some(score(screen, "X  Alice")? + score(screen, "O  Impossible")? + score(screen, "Draws")?)
     }
 
     fn moves_listed(screen: &str) -> bool {
@@ -276,39 +318,14 @@ mod tui {
 
     #[test]
     fn full_game_against_the_perfect_bot_in_tmux() {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "tmux is missing in CI: scripts/test installs it"
-            );
-            println!("SKIPPED full_game_against_the_perfect_bot_in_tmux: tmux is not installed");
-            eprintln!("SKIPPED full_game_against_the_perfect_bot_in_tmux: tmux is not installed");
+        let Some(tmux) = Tmux::start(
+            "full_game_against_the_perfect_bot_in_tmux",
+            100,
+            35,
+            "--x Alice --o bot:perfect --first x --seed 11",
+        ) else {
             return;
-        }
-        let tmux = Tmux {
-            socket: format!("oxo-test-{}", std::process::id()),
         };
-        // After the game: its exit code, and whether the terminal is back in
-        // canonical (cooked) mode, then wait to be read.
-        let script = format!(
-            "'{OXO}' play --x Alice --o bot:perfect --first x --seed 11; \
-             echo EXIT=$?; stty -a | grep -o -- '-*icanon' | sed 's/^/TTY=/'; sleep 60"
-        );
-        let started = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "oxo",
-            "-x",
-            "100",
-            "-y",
-            "35",
-            "sh",
-            "-c",
-            &script,
-        ]);
-        assert!(started.status.success(), "tmux new-session: {started:?}");
-
         let screen = tmux.wait_for("round 1", |s| s.contains("Alice (X) to move"));
         assert!(screen.contains("Scoreboard") && screen.contains("Round 1"));
 
@@ -320,7 +337,7 @@ mod tui {
                 (s.contains("wins!") || s.contains("Draw!")) && results(s) == Some(round)
             });
             assert!(!screen.contains("Alice (X) wins!"), "{screen}");
-            assert!(screen.contains("Perfect bot (O) wins!") || screen.contains("Draw!"));
+            assert!(screen.contains("Impossible (O) wins!") || screen.contains("Draw!"));
             assert!(screen.contains("Enter next round"));
             assert_eq!(score(&screen, "X  Alice"), Some(0));
             tmux.send(&["Enter"]);
@@ -360,30 +377,9 @@ mod tui {
 
     #[test]
     fn ctrl_c_quits_and_restores_the_terminal() {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            println!("SKIPPED ctrl_c_quits_and_restores_the_terminal: tmux is not installed");
+        let Some(tmux) = Tmux::start("ctrl_c_quits_and_restores_the_terminal", 60, 20, "") else {
             return;
-        }
-        let tmux = Tmux {
-            socket: format!("oxo-test-c-{}", std::process::id()),
         };
-        let script = format!(
-            "'{OXO}' play; echo EXIT=$?; stty -a | grep -o -- '-*icanon' | sed 's/^/TTY=/'; sleep 60"
-        );
-        let started = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "oxo",
-            "-x",
-            "60",
-            "-y",
-            "20",
-            "sh",
-            "-c",
-            &script,
-        ]);
-        assert!(started.status.success(), "tmux new-session: {started:?}");
         tmux.wait_for("the set-up screen", |s| s.contains("New game"));
         tmux.send(&["C-c"]);
         let screen = tmux.wait_for("the exit", |s| s.contains("TTY="));

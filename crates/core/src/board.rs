@@ -82,6 +82,33 @@ impl Board {
         self.marks[player].has_line()
     }
 
+    /// The board for people to read, in four lines: the column letters,
+    /// then each row's number and its cells, `X`, `O` or `.`. (Its
+    /// [`Display`](core::fmt::Display) is the one-line notation instead.)
+    ///
+    /// ```
+    /// use oxo_core::{Board, Player, Square};
+    ///
+    /// let mut board = Board::new();
+    /// board.set(Square::B2, Some(Player::X));
+    /// board.set(Square::C1, Some(Player::O));
+    /// assert_eq!(board.diagram(), "   a b c\n1  . . O\n2  . X .\n3  . . .\n");
+    /// ```
+    #[must_use]
+    pub fn diagram(&self) -> String {
+        let mut text = String::from("   a b c\n");
+        for (row, label) in ['1', '2', '3'].into_iter().enumerate() {
+            text.push(label);
+            text.push(' ');
+            for sq in &Square::ALL[3 * row..3 * row + 3] {
+                text.push(' ');
+                text.push(self.get(*sq).map_or('.', Player::char));
+            }
+            text.push('\n');
+        }
+        text
+    }
+
     /// The board with X and O swapped.
     pub fn swapped(&self) -> Board {
         Board {

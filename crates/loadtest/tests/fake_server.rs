@@ -12,7 +12,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use oxo_core::{ByPlayer, Game, Player};
 use oxo_protocol::{
-    ClientMsg, ErrorCode, PlayerInfo, Request, Scoreboard, ServerMsg, TableOptions, TableState,
+    ClientMsg, ErrorCode, PlayerInfo, Request, Scores, ServerMsg, TableOptions, TableState,
     TableStatus,
 };
 use tokio::net::TcpListener;
@@ -72,7 +72,7 @@ impl Table {
                 .flatten(),
             time_left_ms: None,
             outcome: self.game.outcome(),
-            scores: Scoreboard::default(),
+            scores: Scores::default(),
         }
     }
 

@@ -24,6 +24,7 @@
 mod api;
 mod client;
 mod error;
+mod ids;
 mod server;
 mod table;
 
@@ -34,10 +35,11 @@ pub use api::{
 };
 pub use client::{ClientMsg, Request, peek_id};
 pub use error::ErrorCode;
+pub use ids::{GameId, PlayerId, TableId};
 pub use server::ServerMsg;
-pub use table::{
-    BotSeat, LobbyTable, PlayerInfo, Scoreboard, Starter, TableOptions, TableState, TableStatus,
-};
+pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
+
+pub use oxo_core::{Scores, Starter};
 
 /// The protocol version this crate speaks; clients send it in `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,23 +1,7 @@
 //! Tables as clients see them.
 
-use oxo_core::{BotLevel, ByPlayer, Outcome, Player, Square};
+use oxo_core::{BotLevel, ByPlayer, Outcome, Player, Scores, Square, Starter};
 use serde::{Deserialize, Serialize};
-
-/// Who moves first in each round.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Starter {
-    /// X always starts.
-    #[default]
-    X,
-    /// O always starts.
-    O,
-    /// A coin toss before each round.
-    Toss,
-    /// X starts the first round, then the starter alternates.
-    Alternate,
-}
 
 /// A bot in one seat of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -105,18 +89,6 @@ pub struct PlayerInfo {
     pub wants_rematch: bool,
 }
 
-/// The scoreboard of a table: wins per seat and draws, across rounds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Scoreboard {
-    /// Rounds won by the X seat.
-    pub x: u32,
-    /// Rounds won by the O seat.
-    pub o: u32,
-    /// Drawn rounds.
-    pub draws: u32,
-}
-
 /// Everything a client needs to draw a table, sent after every change.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -154,7 +126,7 @@ pub struct TableState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
     /// Wins per seat and draws across rounds.
-    pub scores: Scoreboard,
+    pub scores: Scores,
 }
 
 /// A table as listed in the lobby.

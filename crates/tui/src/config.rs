@@ -8,10 +8,8 @@
 use core::fmt;
 use core::str::FromStr;
 
-use oxo_core::{BotLevel, ByPlayer, Player};
-
-/// The longest name a player may have, in characters.
-pub const MAX_NAME_LEN: usize = 20;
+use oxo_core::{BotLevel, ByPlayer, Starter};
+use oxo_protocol::limits::MAX_NAME_CHARS;
 
 /// Who plays one mark: a person with a name, or a bot of some strength.
 ///
@@ -36,34 +34,21 @@ pub enum Seat {
 }
 
 impl Seat {
-    /// The name shown for this seat: the person's name, or e.g. `Perfect bot`.
+    /// The name shown for this seat: the person's name, or the bot's level
+    /// as people see it everywhere (`Medium`, `Impossible`, ...).
     #[must_use]
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Seat::Human(name) => name.clone(),
-            Seat::Bot(level) => bot_name(*level),
+            Seat::Bot(level) => level.display_name().to_owned(),
         }
     }
 
     /// Whether a bot plays this seat.
     #[must_use]
-    pub const fn is_bot(&self) -> bool {
+    pub(crate) const fn is_bot(&self) -> bool {
         matches!(self, Seat::Bot(_))
     }
-}
-
-/// The name shown for a bot: `Random bot`, `Easy bot`, `Medium bot` or
-/// `Perfect bot`.
-#[must_use]
-pub fn bot_name(level: BotLevel) -> String {
-    let s = level.as_str();
-    let mut chars = s.chars();
-    let first = chars.next().map(|c| c.to_ascii_uppercase());
-    format!(
-        "{}{} bot",
-        first.map(String::from).unwrap_or_default(),
-        chars.as_str()
-    )
 }
 
 impl fmt::Display for Seat {
@@ -80,7 +65,7 @@ impl fmt::Display for Seat {
 pub enum ParseSeatError {
     /// The name is empty or only spaces.
     EmptyName,
-    /// The name is longer than [`MAX_NAME_LEN`] characters.
+    /// The name is longer than [`MAX_NAME_CHARS`] characters.
     NameTooLong(String),
     /// The name holds a control character (a tab, an escape, ...).
     ControlCharacter(String),
@@ -94,7 +79,7 @@ impl fmt::Display for ParseSeatError {
             ParseSeatError::EmptyName => f.write_str("a player's name cannot be empty"),
             ParseSeatError::NameTooLong(name) => write!(
                 f,
-                "the name '{name}' is too long (at most {MAX_NAME_LEN} characters)"
+                "the name '{name}' is too long (at most {MAX_NAME_CHARS} characters)"
             ),
             ParseSeatError::ControlCharacter(name) => {
                 write!(f, "the name {name:?} holds a control character")
@@ -109,19 +94,19 @@ impl fmt::Display for ParseSeatError {
 
 impl std::error::Error for ParseSeatError {}
 
-/// Checks a person's name: trimmed, not empty, at most [`MAX_NAME_LEN`]
+/// Checks a person's name: trimmed, not empty, at most [`MAX_NAME_CHARS`]
 /// characters, no control characters.
 ///
 /// # Errors
 ///
 /// The [`ParseSeatError`] naming what is wrong with it.
-pub fn check_name(name: &str) -> Result<String, ParseSeatError> {
+pub(crate) fn check_name(name: &str) -> Result<String, ParseSeatError> {
     let name = name.trim();
     if name.is_empty() {
         Err(ParseSeatError::EmptyName)
     } else if name.chars().any(char::is_control) {
         Err(ParseSeatError::ControlCharacter(name.to_owned()))
-    } else if name.chars().count() > MAX_NAME_LEN {
+    } else if name.chars().count() > MAX_NAME_CHARS {
         Err(ParseSeatError::NameTooLong(name.to_owned()))
     } else {
         Ok(name.to_owned())
@@ -146,118 +131,18 @@ impl FromStr for Seat {
     }
 }
 
-/// Who makes the first move of each round.
-///
-/// | rule        | round 1 | later rounds                  |
-/// | ----------- | ------- | ----------------------------- |
-/// | `alternate` | X       | the other player than last time |
-/// | `x`         | X       | X                             |
-/// | `o`         | O       | O                             |
-/// | `toss`      | coin    | a new coin toss each round    |
-///
-/// Restarting a round (`r`) keeps its starter.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum FirstRule {
-    /// X starts the first round, then the starter alternates.
-    #[default]
-    Alternate,
-    /// X starts every round.
-    X,
-    /// O starts every round.
-    O,
-    /// A coin toss decides, before every round.
-    Toss,
-}
-
-impl FirstRule {
-    /// Every rule, in the order the set-up screen cycles through them.
-    pub const ALL: [FirstRule; 4] = [
-        FirstRule::Alternate,
-        FirstRule::X,
-        FirstRule::O,
-        FirstRule::Toss,
-    ];
-
-    /// The rule's flag value: `alternate`, `x`, `o` or `toss`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FirstRule::Alternate => "alternate",
-            FirstRule::X => "x",
-            FirstRule::O => "o",
-            FirstRule::Toss => "toss",
-        }
-    }
-
-    /// A short description for the set-up screen.
-    #[must_use]
-    pub const fn describe(self) -> &'static str {
-        match self {
-            FirstRule::Alternate => "X, then alternate",
-            FirstRule::X => "always X",
-            FirstRule::O => "always O",
-            FirstRule::Toss => "coin toss",
-        }
-    }
-
-    /// The starter of a fixed rule, or `None` for a toss or alternation.
-    #[must_use]
-    pub const fn fixed(self) -> Option<Player> {
-        match self {
-            FirstRule::X => Some(Player::X),
-            FirstRule::O => Some(Player::O),
-            FirstRule::Alternate | FirstRule::Toss => None,
-        }
-    }
-}
-
-impl fmt::Display for FirstRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Why a string is not a [`FirstRule`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseFirstRuleError(pub String);
-
-impl fmt::Display for ParseFirstRuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "'{}' is not a first-move rule: use x, o, toss or alternate",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for ParseFirstRuleError {}
-
-impl FromStr for FirstRule {
-    type Err = ParseFirstRuleError;
-
-    fn from_str(s: &str) -> Result<FirstRule, ParseFirstRuleError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "x" => Ok(FirstRule::X),
-            "o" => Ok(FirstRule::O),
-            "toss" | "coin" | "random" => Ok(FirstRule::Toss),
-            "alternate" | "alt" => Ok(FirstRule::Alternate),
-            _ => Err(ParseFirstRuleError(s.to_owned())),
-        }
-    }
-}
-
 /// Everything a session of `oxo play` starts from.
 ///
 /// ```
-/// use oxo_tui::{Config, FirstRule, Seat};
+/// use oxo_core::Starter;
+/// use oxo_tui::{Config, Seat};
 ///
 /// let config = Config {
 ///     players: oxo_core::ByPlayer {
 ///         x: "Alice".parse()?,
 ///         o: "bot:perfect".parse()?,
 ///     },
-///     first: FirstRule::Toss,
+///     first: Starter::Toss,
 ///     seed: Some(7),
 ///     ..Config::default()
 /// };
@@ -270,7 +155,7 @@ pub struct Config {
     /// whole session; only the starter changes between rounds.
     pub players: ByPlayer<Seat>,
     /// Who starts each round.
-    pub first: FirstRule,
+    pub first: Starter,
     /// Seed for the bots and the coin toss; `None` takes one from the clock.
     /// The same seed and the same moves replay the same session.
     pub seed: Option<u64>,
@@ -290,7 +175,7 @@ impl Default for Config {
                 x: Seat::Human(DEFAULT_NAMES.x.to_owned()),
                 o: Seat::Human(DEFAULT_NAMES.o.to_owned()),
             },
-            first: FirstRule::Alternate,
+            first: Starter::Alternate,
             seed: None,
             setup: true,
             plain: false,
@@ -299,19 +184,37 @@ impl Default for Config {
 }
 
 /// The names people get when they give none.
-pub const DEFAULT_NAMES: ByPlayer<&str> = ByPlayer {
+pub(crate) const DEFAULT_NAMES: ByPlayer<&str> = ByPlayer {
     x: "Player 1",
     o: "Player 2",
 };
 
 /// A seed from the clock, for sessions started without `--seed`.
 #[must_use]
-pub fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x0dd_5eed, |d| {
             d.as_secs().wrapping_mul(1_000_000_007) ^ u64::from(d.subsec_nanos())
         })
+}
+
+#[cfg(test)]
+impl Config {
+    /// `x` and `o` seated as the flags would seat them (`bot:LEVEL` for a
+    /// bot), X starting every round, seed 1, straight into the game.
+    pub(crate) fn seated(x: &str, o: &str) -> Config {
+        Config {
+            players: ByPlayer {
+                x: x.parse().expect("a valid seat in a test"),
+                o: o.parse().expect("a valid seat in a test"),
+            },
+            first: Starter::X,
+            seed: Some(1),
+            setup: false,
+            plain: false,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -329,25 +232,16 @@ mod tests {
             Err(ParseSeatError::BotLevel(String::new()))
         );
         assert!("a\tb".parse::<Seat>().is_err());
-        assert!("x".repeat(21).parse::<Seat>().is_err());
-        assert!("é".repeat(20).parse::<Seat>().is_ok());
+        assert!("x".repeat(MAX_NAME_CHARS + 1).parse::<Seat>().is_err());
+        assert!("é".repeat(MAX_NAME_CHARS).parse::<Seat>().is_ok());
         // A name that merely starts with "bot" is a name.
         assert_eq!("botany".parse(), Ok(Seat::Human("botany".into())));
     }
 
     #[test]
     fn seat_names() {
-        assert_eq!(Seat::Bot(BotLevel::Perfect).name(), "Perfect bot");
+        assert_eq!(Seat::Bot(BotLevel::Perfect).name(), "Impossible");
         assert_eq!(Seat::Bot(BotLevel::Random).to_string(), "bot:random");
         assert_eq!(Seat::Human("Al".into()).name(), "Al");
-    }
-
-    #[test]
-    fn first_rules_parse() {
-        for rule in FirstRule::ALL {
-            assert_eq!(rule.as_str().parse(), Ok(rule));
-        }
-        assert_eq!("X".parse(), Ok(FirstRule::X));
-        assert!("y".parse::<FirstRule>().is_err());
     }
 }

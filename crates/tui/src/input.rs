@@ -23,37 +23,40 @@
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::app::{App, Direction, Field, Screen};
+use crate::app::{App, Direction, Screen};
+use crate::form::Field;
 
-/// Handles one terminal event: a key press changes the app; a resize needs
-/// nothing but the redraw that follows every event.
-pub fn handle_event(app: &mut App, event: &Event) {
-    if let Event::Key(key) = event {
-        handle_key(app, *key);
+impl App {
+    /// Handles one terminal event: a key press changes the app; a resize
+    /// needs nothing but the redraw that follows every event.
+    pub(crate) fn handle_event(&mut self, event: &Event) {
+        if let Event::Key(key) = event {
+            self.handle_key(*key);
+        }
     }
-}
 
-/// Handles one key (presses and repeats; releases are ignored).
-pub fn handle_key(app: &mut App, key: KeyEvent) {
-    if key.kind == KeyEventKind::Release {
-        return;
-    }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl && matches!(key.code, KeyCode::Char('c' | 'C' | 'd' | 'D')) {
-        app.quit();
-        return;
-    }
-    if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
-        return;
-    }
-    if app.overlay().is_some() {
-        // Any key closes the help window; the key does nothing else.
-        app.close_overlay();
-        return;
-    }
-    match app.screen() {
-        Screen::Setup => setup_key(app, key.code),
-        Screen::Game => game_key(app, key.code),
+    /// Handles one key (presses and repeats; releases are ignored).
+    pub(crate) fn handle_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && matches!(key.code, KeyCode::Char('c' | 'C' | 'd' | 'D')) {
+            self.quit();
+            return;
+        }
+        if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
+            return;
+        }
+        if self.overlay().is_some() {
+            // Any key closes the help window; the key does nothing else.
+            self.close_overlay();
+            return;
+        }
+        match self.screen() {
+            Screen::Setup => setup_key(self, key.code),
+            Screen::Game => game_key(self, key.code),
+        }
     }
 }
 
@@ -107,10 +110,12 @@ fn game_key(app: &mut App, code: KeyCode) {
 
 #[cfg(test)]
 mod tests {
-    use oxo_core::{ByPlayer, Square};
+    use oxo_core::{Player, Square};
 
     use super::*;
-    use crate::{Config, FirstRule, Overlay, Theme};
+    use crate::app::Overlay;
+    use crate::config::Config;
+    use crate::theme::Theme;
 
     fn press(app: &mut App, keys: &str) {
         for c in keys.chars() {
@@ -123,30 +128,12 @@ mod tests {
                 '\u{1b}' => KeyCode::Esc,
                 c => KeyCode::Char(c),
             };
-            handle_key(app, KeyEvent::new(code, KeyModifiers::NONE));
+            app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
         }
     }
 
     fn two_people() -> App {
-        App::new(
-            Config {
-                players: ByPlayer {
-                    x: "A".parse().expect("seat"),
-                    o: "B".parse().expect("seat"),
-                },
-                first: FirstRule::X,
-                seed: Some(1),
-                setup: false,
-                plain: false,
-            },
-            Theme::MONO,
-        )
-    }
-
-    fn moves(app: &App) -> Vec<Square> {
-        app.session()
-            .map(|s| s.game().moves().to_vec())
-            .unwrap_or_default()
+        App::seated("A", "B")
     }
 
     #[test]
@@ -154,15 +141,15 @@ mod tests {
         let mut app = two_people();
         // 5 = b2, hjkl move, Enter places, "c1" by name.
         press(&mut app, "5hk\nc1");
-        assert_eq!(moves(&app), vec![Square::B2, Square::A1, Square::C1]);
+        assert_eq!(app.moves(), vec![Square::B2, Square::A1, Square::C1]);
         press(&mut app, "u");
-        assert_eq!(moves(&app), vec![Square::B2, Square::A1]);
+        assert_eq!(app.moves(), vec![Square::B2, Square::A1]);
         press(&mut app, "r");
-        assert!(moves(&app).is_empty());
+        assert!(app.moves().is_empty());
         press(&mut app, "12437");
         assert!(app.session().is_some_and(|s| s.game().is_over()));
         press(&mut app, "9");
-        assert_eq!(moves(&app).len(), 5, "no move after the end");
+        assert_eq!(app.moves().len(), 5, "no move after the end");
         press(&mut app, "\n");
         assert_eq!(app.session().map(|s| s.round()), Some(2));
     }
@@ -174,7 +161,7 @@ mod tests {
         assert_eq!(app.overlay(), Some(Overlay::Help));
         press(&mut app, "5");
         assert_eq!(app.overlay(), None);
-        assert!(moves(&app).is_empty());
+        assert!(app.moves().is_empty());
     }
 
     #[test]
@@ -187,10 +174,7 @@ mod tests {
                 },
                 Theme::MONO,
             );
-            handle_key(
-                &mut app,
-                KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
-            );
+            app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
             assert!(!app.is_running());
         }
     }
@@ -200,16 +184,16 @@ mod tests {
         let mut app = App::new(Config::default(), Theme::MONO);
         // Mode: against a bot; down to the name; type it; start.
         press(&mut app, ">");
-        handle_key(&mut app, KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        app.handle_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
         assert_eq!(app.form().focus, Field::Level);
         press(&mut app, "<");
-        handle_key(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
-        handle_key(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+        app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+        app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
         press(&mut app, "\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}Zoë q");
         press(&mut app, "\n");
         let s = app.session().expect("started");
-        assert_eq!(s.label(oxo_core::Player::X), "Zoë q (X)");
-        assert_eq!(s.label(oxo_core::Player::O), "Medium bot (O)");
+        assert_eq!(s.label(Player::X), "Zoë q (X)");
+        assert_eq!(s.label(Player::O), "Medium (O)");
         // Esc on set-up goes back to the game; with no game it quits.
         press(&mut app, "n\u{1b}");
         assert_eq!(app.screen(), Screen::Game);

@@ -1,24 +1,31 @@
 //! oxo-tui: the terminal game behind `oxo play`.
 //!
-//! Two front ends share one [`Session`] (rounds, scores, bots; the rules are
+//! Two front ends share one session (rounds, scores, bots; the rules are
 //! `oxo-core`'s):
 //!
-//! - the **full-screen game** ([`run_tui`]): a set-up screen, a board drawn
-//!   with box characters, a cursor, a scoreboard, help and hints, drawn with
-//!   ratatui on crossterm;
+//! - the **full-screen game**: a set-up screen, a board drawn with box
+//!   characters, a cursor, a scoreboard, help and hints, drawn with ratatui
+//!   on crossterm;
 //! - the **line mode** ([`run_lines`]): plain text in and out, one move or
 //!   command per line, for scripts, tests and pipes. Its output lines are
-//!   stable; [`mod@line`] lists them.
+//!   stable; [`run_lines`] lists them.
 //!
 //! [`run`] picks the line mode when standard input or output is not a
-//! terminal, or when [`Config::plain`] asks for it.
+//! terminal, or when [`Config::plain`] asks for it. The public surface is
+//! what `oxo play` needs: [`Config`] (with its [`Seat`]s, parsed from the
+//! flags), [`run`], and [`run_lines`] for any reader and writer.
 //!
 //! The full-screen game keeps state, input and drawing apart, as ratatui's
-//! demo apps do: [`App`] holds the state and changes only through methods
-//! named after intents (`play`, `undo`, `restart`, `next_round`, ...);
-//! [`input`] maps keys to those methods; [`ui`] draws `&App` as a widget and
-//! changes nothing. Tests drive `App` without a terminal and draw it into
-//! ratatui's `TestBackend`.
+//! demo apps do: `App` (module `app`) holds the state, changes only through
+//! methods named after intents (`play`, `undo`, `restart`, `next_round`,
+//! ...) and runs the event loop; `input` maps keys to those methods; `ui`
+//! draws `&App` as a widget and changes nothing. Tests drive `App` without a
+//! terminal and draw it into ratatui's `TestBackend` (`ui/tests.rs`, golden
+//! screens in `ui/snapshots/`).
+//!
+//! Modules import only modules below them: `config`, `refusal`, `text` and
+//! `theme` are leaves; `session` and `form` build on them; `app`, `input`,
+//! `ui` and `line` on those.
 //!
 //! # Examples
 //!
@@ -31,31 +38,29 @@
 //! run_lines(&config, "b2\nscores\n".as_bytes(), &mut out)?;
 //! let out = String::from_utf8(out)?;
 //! assert!(out.contains("Alice (X) plays b2\n"));
-//! assert!(out.contains("Perfect bot (O) plays "));
-//! assert!(out.ends_with("Scores: Alice (X) 0, Perfect bot (O) 0, draws 0\n"));
+//! assert!(out.contains("Impossible (O) plays "));
+//! assert!(out.ends_with("Scores: Alice (X) 0, Impossible (O) 0, draws 0\n"));
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
 use std::io::{self, IsTerminal};
 
+use crate::app::App;
+use crate::theme::Theme;
+
 mod app;
 mod config;
-pub mod input;
-pub mod line;
+mod form;
+mod input;
+mod line;
+mod refusal;
 mod session;
-mod term;
+mod text;
 mod theme;
-pub mod ui;
+mod ui;
 
-pub use app::{App, Direction, Field, Message, Opponent, Overlay, Screen, SetupForm, Tone};
-pub use config::{
-    Config, DEFAULT_NAMES, FirstRule, MAX_NAME_LEN, ParseFirstRuleError, ParseSeatError, Seat,
-    bot_name, check_name, clock_seed,
-};
-pub use line::{board_text, run_lines};
-pub use session::{Played, Refusal, Scores, Session};
-pub use term::{TerminalGuard, install_panic_hook, restore_terminal, run_tui};
-pub use theme::Theme;
+pub use config::{Config, ParseSeatError, Seat};
+pub use line::run_lines;
 
 /// Runs `oxo play`: the line mode if `config.plain` or if standard input or
 /// output is not a terminal, else the full-screen game. Returns when the
@@ -75,4 +80,22 @@ pub fn run(config: Config) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
+}
+
+/// Runs the full-screen game until the player quits.
+///
+/// ratatui sets the terminal up (raw mode, the alternate screen, and a panic
+/// hook that restores the terminal *before* the panic message prints, so the
+/// message lands on the normal screen) and restores it on every way out:
+/// `q` or `Ctrl-C` (raw mode turns `Ctrl-C` into a key, so it needs no
+/// signal handler), an error, or a failed set-up.
+///
+/// # Errors
+///
+/// The terminal could not be set up, drawn to or read from.
+fn run_tui(config: Config) -> io::Result<()> {
+    let app = App::new(config, Theme::from_env());
+    let result = ratatui::try_init().and_then(|mut terminal| app.run(&mut terminal));
+    ratatui::restore();
+    result
 }

@@ -1,43 +1,20 @@
 //! The line mode: `oxo play` when standard input or output is not a terminal,
 //! or with `--plain`.
 //!
-//! It reads one move or command per line and writes plain text, for scripts,
-//! tests and terminals that cannot show the full-screen game. Every line it
-//! writes has one of the stable shapes below, which scripts may rely on
-//! (`NAME` is the player's name, `M` the mark `X` or `O`, `SQ` a cell `a1`..`c3`):
-//!
-//! ```text
-//! Players: NAME (X) vs NAME (O)
-//! Round N: NAME (M) starts                 (+ " (coin toss)" with --first toss)
-//! Round N restarted: NAME (M) starts
-//!    a b c                                 the board, four lines: header, then
-//! 1  X . .                                 rows 1-3 with X, O or . per cell
-//! 2  . O .
-//! 3  . . .
-//! NAME (M) to move                         a person is to move
-//! NAME (M) plays SQ                        a person's or a bot's move
-//! Result: NAME (M) wins with SQ SQ SQ      a won game ...
-//! Result: draw                             ... or a drawn one
-//! Scores: NAME (X) N, NAME (O) N, draws N  after each result and for `scores`
-//! Undone: M SQ[, M SQ]                     most recent first
-//! Hint for NAME (M): SQ VALUE, ...         best first, VALUE as `win in 3`, `draw`, `loss in 2`
-//! Refused: REASON                          a move or command that changed nothing
-//! ```
-//!
-//! Input lines are cells (`b2`, `B2`, or `5`: 1..9 row by row from the top
-//! left) or the commands `undo`, `restart`, `scores`, `hint`, `next`, `help`
-//! and `quit` (or their first letters). Blank lines are skipped. When a game
-//! ends, its result and the scores are printed and the next round starts at
-//! once; with bots in both seats the next round waits for `next` (or any
-//! line), so that a script decides how many games to watch. End of input ends
-//! the session.
+//! [`run_lines`] documents the lines it reads and writes: they are a
+//! contract with scripts, so its doc comment is where they are listed.
 
 use std::io::{self, BufRead, Write};
 
-use oxo_core::{Game, Player, Square};
+use oxo_core::{Player, Square};
 
 use crate::config::Config;
-use crate::session::{Played, Refusal, Session};
+use crate::refusal::Refusal;
+use crate::session::{Played, Session};
+use crate::text::truncate;
+
+/// How much of a refused input line the refusal echoes, in characters.
+const ECHO_CHARS: usize = 24;
 
 /// One input line of the line mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +45,37 @@ fn parse(line: &str) -> Option<Command> {
 
 /// Runs a session in line mode, reading `input` to its end (or `quit`) and
 /// writing to `output`.
+///
+/// It reads one move or command per line and writes plain text, for scripts,
+/// tests and terminals that cannot show the full-screen game. Every line it
+/// writes has one of the stable shapes below, which scripts may rely on
+/// (`NAME` is the player's name, `M` the mark `X` or `O`, `SQ` a cell `a1`..`c3`):
+///
+/// ```text
+/// Players: NAME (X) vs NAME (O)
+/// Round N: NAME (M) starts                 (+ " (coin toss)" with --first toss)
+/// Round N restarted: NAME (M) starts
+///    a b c                                 the board, four lines: header, then
+/// 1  X . .                                 rows 1-3 with X, O or . per cell
+/// 2  . O .
+/// 3  . . .
+/// NAME (M) to move                         a person is to move
+/// NAME (M) plays SQ                        a person's or a bot's move
+/// Result: NAME (M) wins with SQ SQ SQ      a won game ...
+/// Result: draw                             ... or a drawn one
+/// Scores: NAME (X) N, NAME (O) N, draws N  after each result and for `scores`
+/// Undone: M SQ[, M SQ]                     most recent first
+/// Hint for NAME (M): SQ VALUE, ...         best first, VALUE as `win in 3`, `draw`, `loss in 2`
+/// Refused: REASON                          a move or command that changed nothing
+/// ```
+///
+/// Input lines are cells (`b2`, `B2`, or `5`: 1..9 row by row from the top
+/// left) or the commands `undo`, `restart`, `scores`, `hint`, `next`, `help`
+/// and `quit` (or their first letters). Blank lines are skipped. When a game
+/// ends, its result and the scores are printed and the next round starts at
+/// once; with bots in both seats the next round waits for `next` (or any
+/// line), so that a script decides how many games to watch. End of input ends
+/// the session.
 ///
 /// # Errors
 ///
@@ -116,23 +124,11 @@ pub fn run_lines(config: &Config, mut input: impl BufRead, output: impl Write) -
             Some(command) => out.command(command)?,
             None => out.say(&format!(
                 "Refused: '{}' is not a cell or a command (try b2, 5 or help)",
-                shorten(line)
+                truncate(line, ECHO_CHARS)
             ))?,
         }
     }
     out.out.flush()
-}
-
-/// `line`, cut to 24 characters (`…` marks the cut) to echo it back.
-fn shorten(line: &str) -> String {
-    const MAX: usize = 24;
-    if line.chars().count() <= MAX {
-        line.to_owned()
-    } else {
-        let mut short: String = line.chars().take(MAX - 1).collect();
-        short.push('…');
-        short
-    }
 }
 
 struct Lines<W> {
@@ -245,7 +241,7 @@ impl<W: Write> Lines<W> {
     }
 
     fn board(&mut self) -> io::Result<()> {
-        let text = board_text(self.session.game());
+        let text = self.session.game().position().board().diagram();
         self.out.write_all(text.as_bytes())
     }
 
@@ -255,9 +251,9 @@ impl<W: Write> Lines<W> {
         let line = format!(
             "Scores: {} {}, {} {}, draws {}",
             s.label(Player::X),
-            scores.wins.x,
+            scores.x,
             s.label(Player::O),
-            scores.wins.o,
+            scores.o,
             scores.draws
         );
         self.say(&line)
@@ -278,43 +274,12 @@ impl<W: Write> Lines<W> {
     }
 }
 
-/// The board as four lines of text: a header `   a b c`, then one line per
-/// row, `1  X . O`.
-#[must_use]
-pub fn board_text(game: &Game) -> String {
-    let mut text = String::from("   a b c\n");
-    for row in 0..3u8 {
-        text.push(char::from(b'1' + row));
-        text.push(' ');
-        for col in 0..3u8 {
-            let mark = Square::from_coords(col, row)
-                .and_then(|sq| game.position().board().get(sq))
-                .map_or('.', Player::char);
-            text.push(' ');
-            text.push(mark);
-        }
-        text.push('\n');
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
-    use oxo_core::ByPlayer;
-
     use super::*;
-    use crate::FirstRule;
 
     fn run(x: &str, o: &str, input: &str) -> String {
-        let config = Config {
-            players: ByPlayer {
-                x: x.parse().expect("seat"),
-                o: o.parse().expect("seat"),
-            },
-            first: FirstRule::X,
-            seed: Some(1),
-            ..Config::default()
-        };
+        let config = Config::seated(x, o);
         let mut out = Vec::new();
         run_lines(&config, input.as_bytes(), &mut out).expect("in-memory I/O");
         String::from_utf8(out).expect("UTF-8")
@@ -328,15 +293,6 @@ mod tests {
         assert_eq!(parse("q"), Some(Command::Quit));
         assert_eq!(parse("d4"), None);
         assert_eq!(parse("0"), None);
-    }
-
-    #[test]
-    fn a_won_game() {
-        let out = run("A", "B", "a1\nb1\na2\nb2\na3\n");
-        assert!(out.starts_with("Players: A (X) vs B (O)\nRound 1: A (X) starts\n"));
-        assert!(out.contains("A (X) plays a3\n   a b c\n1  X O .\n2  X O .\n3  X . .\n"));
-        assert!(out.contains("Result: A (X) wins with a1 a2 a3\nScores: A (X) 1, B (O) 0, draws 0\nRound 2: A (X) starts\n"));
-        assert!(out.ends_with("A (X) to move\n"));
     }
 
     #[test]
@@ -359,9 +315,9 @@ mod tests {
     #[test]
     fn against_the_perfect_bot() {
         let out = run("A", "bot:perfect", "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
-        assert!(out.contains("Perfect bot (O) plays "));
+        assert!(out.contains("Impossible (O) plays "));
         assert!(
-            out.contains("Result: draw\n") || out.contains("Result: Perfect bot (O) wins with ")
+            out.contains("Result: draw\n") || out.contains("Result: Impossible (O) wins with ")
         );
         assert!(!out.contains("Result: A (X) wins"));
     }
@@ -370,6 +326,6 @@ mod tests {
     fn bots_only_wait_for_next() {
         let out = run("bot:perfect", "bot:perfect", "next\n");
         assert_eq!(out.matches("Result: draw\n").count(), 2);
-        assert!(out.contains("Scores: Perfect bot (X) 0, Perfect bot (O) 0, draws 2\n"));
+        assert!(out.contains("Scores: Impossible (X) 0, Impossible (O) 0, draws 2\n"));
     }
 }

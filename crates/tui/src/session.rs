@@ -11,114 +11,31 @@
 //! undo works during a game, not after it, and restarting a finished round
 //! replays it without taking its result back.
 
-use core::fmt;
+use oxo_core::{
+    Bot, ByPlayer, Game, MoveValue, Outcome, Player, Rng, Scores, Square, Starter, solver,
+};
 
-use oxo_core::{Bot, ByPlayer, Game, MoveError, MoveValue, Outcome, Player, Rng, Square, solver};
-
-use crate::config::{Config, FirstRule, Seat, clock_seed};
-
-/// Wins per player and draws, over the finished rounds of a session.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Scores {
-    /// Rounds each player won.
-    pub wins: ByPlayer<u32>,
-    /// Rounds that ended in a draw.
-    pub draws: u32,
-}
-
-impl Scores {
-    /// The number of finished rounds.
-    #[must_use]
-    pub const fn rounds(&self) -> u32 {
-        self.wins.x + self.wins.o + self.draws
-    }
-
-    fn record(&mut self, outcome: Outcome) {
-        match outcome.winner() {
-            Some(winner) => self.wins[winner] += 1,
-            None => self.draws += 1,
-        }
-    }
-}
+use crate::config::{Config, Seat, clock_seed};
+use crate::refusal::Refusal;
 
 /// A move that was played, by a person or a bot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Played {
+pub(crate) struct Played {
     /// Who played it.
-    pub player: Player,
+    pub(crate) player: Player,
     /// Where.
-    pub square: Square,
+    pub(crate) square: Square,
     /// How the game ended, if this move ended it.
-    pub outcome: Option<Outcome>,
-}
-
-/// Why the session refused a change. Nothing changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Refusal {
-    /// The cell already holds a mark.
-    Occupied {
-        /// The cell asked for.
-        square: Square,
-        /// Whose mark is on it.
-        by: Player,
-    },
-    /// The game is over: only the next round, a restart or a new set-up go on.
-    GameOver,
-    /// It is a bot's turn, not a person's.
-    BotToMove,
-    /// No move of a person is left to take back in this game.
-    NothingToUndo,
-    /// The next round starts only once this one is over.
-    NotOver,
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Refusal::Occupied { square, by } => write!(f, "{square} is already taken (by {by})"),
-            Refusal::GameOver => f.write_str("the game is over"),
-            Refusal::BotToMove => f.write_str("it is the bot's turn"),
-            Refusal::NothingToUndo => f.write_str("there is no move to undo"),
-            Refusal::NotOver => f.write_str("the game is not over yet"),
-        }
-    }
-}
-
-impl std::error::Error for Refusal {}
-
-impl From<MoveError> for Refusal {
-    fn from(e: MoveError) -> Refusal {
-        match e {
-            MoveError::Occupied { square, by } => Refusal::Occupied { square, by },
-            // A `Square` is always on the board, so only `GameOver` is left.
-            MoveError::GameOver => Refusal::GameOver,
-        }
-    }
+    pub(crate) outcome: Option<Outcome>,
 }
 
 /// Rounds of tic-tac-toe between two seats, each a person or a bot.
-///
-/// ```
-/// use oxo_core::{Player, Square::*};
-/// use oxo_tui::{Config, Session};
-///
-/// let mut session = Session::new(&Config { seed: Some(1), ..Config::default() });
-/// for sq in [A1, B1, A2, B2, A3] {
-///     session.play(sq)?;
-/// }
-/// assert_eq!(session.scores().wins.x, 1);
-/// assert_eq!(session.label(Player::X), "Player 1 (X)");
-/// session.next_round()?;
-/// assert_eq!(session.round(), 2);
-/// assert_eq!(session.game().first(), Player::O); // the starter alternates
-/// # Ok::<_, oxo_tui::Refusal>(())
-/// ```
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     seats: ByPlayer<Seat>,
     names: ByPlayer<String>,
     bots: ByPlayer<Option<Box<dyn Bot>>>,
-    first_rule: FirstRule,
+    starter: Starter,
     /// For the coin tosses; separate from the bots' generators so that a
     /// toss does not change the bots' moves.
     rng: Rng,
@@ -131,7 +48,7 @@ impl Session {
     /// A session at the start of round 1. If a bot starts, it has not moved
     /// yet: call [`Session::bot_move`].
     #[must_use]
-    pub fn new(config: &Config) -> Session {
+    pub(crate) fn new(config: &Config) -> Session {
         let seed = config.seed.unwrap_or_else(clock_seed);
         let bots = ByPlayer::new_with(|p| match config.players[p] {
             Seat::Bot(level) => Some(level.bot(p.fold_xo(seed, seed ^ 0x0b07_0b07_0b07_0b07))),
@@ -141,7 +58,7 @@ impl Session {
             seats: config.players.clone(),
             names: ByPlayer::new_with(|p| config.players[p].name()),
             bots,
-            first_rule: config.first,
+            starter: config.first,
             rng: Rng::new(seed.rotate_left(17) ^ 0x00c0_1770_55ed),
             game: Game::new(),
             tossed: false,
@@ -152,58 +69,40 @@ impl Session {
         session
     }
 
-    /// The seat of `player`.
-    #[must_use]
-    pub fn seat(&self, player: Player) -> &Seat {
-        &self.seats[player]
-    }
-
-    /// Both seats.
-    #[must_use]
-    pub const fn seats(&self) -> &ByPlayer<Seat> {
-        &self.seats
-    }
-
     /// The name shown for `player`.
     #[must_use]
-    pub fn name(&self, player: Player) -> &str {
+    pub(crate) fn name(&self, player: Player) -> &str {
         &self.names[player]
     }
 
     /// The name and mark of `player`, e.g. `Alice (X)`.
     #[must_use]
-    pub fn label(&self, player: Player) -> String {
+    pub(crate) fn label(&self, player: Player) -> String {
         format!("{} ({player})", self.names[player])
     }
 
     /// Whether a bot plays `player`.
     #[must_use]
-    pub fn is_bot(&self, player: Player) -> bool {
+    pub(crate) fn is_bot(&self, player: Player) -> bool {
         self.seats[player].is_bot()
-    }
-
-    /// The rule that picks each round's starter.
-    #[must_use]
-    pub const fn first_rule(&self) -> FirstRule {
-        self.first_rule
     }
 
     /// The current game.
     #[must_use]
-    pub const fn game(&self) -> &Game {
+    pub(crate) const fn game(&self) -> &Game {
         &self.game
     }
 
     /// The scoreboard, including the current game once it is over.
     #[must_use]
-    pub const fn scores(&self) -> &Scores {
+    pub(crate) const fn scores(&self) -> &Scores {
         &self.scores
     }
 
     /// The current round, from 1: one more than the finished rounds, or
     /// equal to them once the current game is over.
     #[must_use]
-    pub fn round(&self) -> u32 {
+    pub(crate) fn round(&self) -> u32 {
         if self.game.is_over() {
             self.scores.rounds()
         } else {
@@ -213,25 +112,25 @@ impl Session {
 
     /// Whether a coin toss picked this round's starter.
     #[must_use]
-    pub const fn tossed(&self) -> bool {
+    pub(crate) const fn tossed(&self) -> bool {
         self.tossed
     }
 
     /// The player to move, if a person plays them and the game goes on.
     #[must_use]
-    pub fn human_to_move(&self) -> Option<Player> {
+    pub(crate) fn human_to_move(&self) -> Option<Player> {
         self.game.to_move().filter(|&p| !self.is_bot(p))
     }
 
     /// The player to move, if a bot plays them and the game goes on.
     #[must_use]
-    pub fn bot_to_move(&self) -> Option<Player> {
+    pub(crate) fn bot_to_move(&self) -> Option<Player> {
         self.game.to_move().filter(|&p| self.is_bot(p))
     }
 
     /// Whether bots play both marks.
     #[must_use]
-    pub fn bots_only(&self) -> bool {
+    pub(crate) fn bots_only(&self) -> bool {
         self.is_bot(Player::X) && self.is_bot(Player::O)
     }
 
@@ -241,7 +140,7 @@ impl Session {
     ///
     /// [`Refusal::Occupied`], [`Refusal::GameOver`], or
     /// [`Refusal::BotToMove`] when a bot is to move.
-    pub fn play(&mut self, square: Square) -> Result<Played, Refusal> {
+    pub(crate) fn play(&mut self, square: Square) -> Result<Played, Refusal> {
         let player = self.game.to_move().ok_or(Refusal::GameOver)?;
         if self.is_bot(player) {
             return Err(Refusal::BotToMove);
@@ -251,7 +150,7 @@ impl Session {
 
     /// Lets the bot to move play, and returns its move; `None` if no bot is
     /// to move.
-    pub fn bot_move(&mut self) -> Option<Played> {
+    pub(crate) fn bot_move(&mut self) -> Option<Played> {
         let player = self.bot_to_move()?;
         let position = *self.game.position();
         let square = self.bots[player].as_mut()?.choose(&position)?;
@@ -278,7 +177,7 @@ impl Session {
     ///
     /// [`Refusal::GameOver`] once the game has ended (its result stands), or
     /// [`Refusal::NothingToUndo`] when no person has moved in this game.
-    pub fn undo(&mut self) -> Result<Vec<(Player, Square)>, Refusal> {
+    pub(crate) fn undo(&mut self) -> Result<Vec<(Player, Square)>, Refusal> {
         if self.game.is_over() {
             return Err(Refusal::GameOver);
         }
@@ -300,16 +199,16 @@ impl Session {
     /// Clears the board and starts the current round again with the same
     /// starter. A finished round's result stays on the scoreboard, so this
     /// replays it as the next round.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.game = Game::with_first(self.game.first());
     }
 
-    /// Starts the next round, with the starter the [`FirstRule`] gives.
+    /// Starts the next round, with the starter the [`Starter`] gives.
     ///
     /// # Errors
     ///
     /// [`Refusal::NotOver`] while the current game goes on.
-    pub fn next_round(&mut self) -> Result<(), Refusal> {
+    pub(crate) fn next_round(&mut self) -> Result<(), Refusal> {
         if !self.game.is_over() {
             return Err(Refusal::NotOver);
         }
@@ -318,25 +217,21 @@ impl Session {
         Ok(())
     }
 
-    fn pick_starter(&mut self, last: Option<Player>) -> Player {
-        self.tossed = self.first_rule == FirstRule::Toss;
-        match self.first_rule {
-            FirstRule::X => Player::X,
-            FirstRule::O => Player::O,
-            FirstRule::Alternate => last.map_or(Player::X, |p| !p),
-            FirstRule::Toss => {
-                if self.rng.chance(1, 2) {
-                    Player::X
-                } else {
-                    Player::O
-                }
+    fn pick_starter(&mut self, previous: Option<Player>) -> Player {
+        self.tossed = self.starter == Starter::Toss;
+        let rng = &mut self.rng;
+        self.starter.pick(previous, || {
+            if rng.chance(1, 2) {
+                Player::X
+            } else {
+                Player::O
             }
-        }
+        })
     }
 
     /// Keeps the scoreboard of `previous` if it had the same players, for a
     /// session set up again with `n`.
-    pub fn carry_scores_from(&mut self, previous: &Session) {
+    pub(crate) fn carry_scores_from(&mut self, previous: &Session) {
         if previous.seats == self.seats {
             self.scores = previous.scores;
         }
@@ -345,22 +240,12 @@ impl Session {
     /// The perfect-play value of every free cell for the player to move, best
     /// first; empty once the game is over.
     #[must_use]
-    pub fn hints(&self) -> Vec<MoveValue> {
+    pub(crate) fn hints(&self) -> Vec<MoveValue> {
         if self.game.is_over() {
             Vec::new()
         } else {
             solver::analyze(self.game.position())
         }
-    }
-
-    /// The line that announces the result, e.g. `Alice (X) wins` or `Draw`;
-    /// `None` while the game goes on.
-    #[must_use]
-    pub fn result_text(&self) -> Option<String> {
-        self.game.outcome().map(|o| match o.winner() {
-            Some(winner) => format!("{} wins", self.label(winner)),
-            None => "Draw".to_owned(),
-        })
     }
 }
 
@@ -370,20 +255,15 @@ mod tests {
 
     use super::*;
 
-    fn config(x: &str, o: &str, first: FirstRule) -> Config {
+    fn config(x: &str, o: &str, first: Starter) -> Config {
         Config {
-            players: ByPlayer {
-                x: x.parse().expect("seat"),
-                o: o.parse().expect("seat"),
-            },
             first,
-            seed: Some(3),
-            ..Config::default()
+            ..Config::seated(x, o)
         }
     }
 
     fn two_people() -> Session {
-        Session::new(&config("A", "B", FirstRule::Alternate))
+        Session::new(&config("A", "B", Starter::Alternate))
     }
 
     fn play_all(session: &mut Session, squares: &[Square]) {
@@ -394,9 +274,9 @@ mod tests {
 
     #[test]
     fn set_up_from_config() {
-        let s = Session::new(&config("Alice", "bot:perfect", FirstRule::O));
+        let s = Session::new(&config("Alice", "bot:perfect", Starter::O));
         assert_eq!(s.name(Player::X), "Alice");
-        assert_eq!(s.label(Player::O), "Perfect bot (O)");
+        assert_eq!(s.label(Player::O), "Impossible (O)");
         assert!(s.is_bot(Player::O) && !s.is_bot(Player::X));
         assert_eq!(s.round(), 1);
         assert_eq!(s.game().first(), Player::O);
@@ -424,8 +304,14 @@ mod tests {
             last.outcome.map(|o| o.cells().to_string()).as_deref(),
             Some("a1 a2 a3")
         );
-        assert_eq!(s.result_text().as_deref(), Some("A (X) wins"));
-        assert_eq!(s.scores().wins, ByPlayer { x: 1, o: 0 });
+        assert_eq!(
+            *s.scores(),
+            Scores {
+                x: 1,
+                o: 0,
+                draws: 0
+            }
+        );
         assert_eq!(s.round(), 1);
     }
 
@@ -445,7 +331,6 @@ mod tests {
         assert_eq!(s.game(), &before);
         play_all(&mut s, &[A1, C1, A3, A2, C2, B1, B3, C3]);
         assert_eq!(s.game().outcome(), Some(Outcome::Draw));
-        assert_eq!(s.result_text().as_deref(), Some("Draw"));
         let over = s.game().clone();
         assert_eq!(s.play(A1), Err(Refusal::GameOver));
         assert_eq!(s.undo(), Err(Refusal::GameOver));
@@ -463,11 +348,12 @@ mod tests {
         assert!(s.game().moves().is_empty());
         // O starts and wins along the middle row.
         play_all(&mut s, &[A2, A1, B2, B1, C2]);
-        assert_eq!(s.result_text().as_deref(), Some("B (O) wins"));
+        assert_eq!(s.game().outcome().and_then(|o| o.winner()), Some(Player::O));
         assert_eq!(
             *s.scores(),
             Scores {
-                wins: ByPlayer { x: 1, o: 1 },
+                x: 1,
+                o: 1,
                 draws: 0
             }
         );
@@ -478,7 +364,7 @@ mod tests {
 
     #[test]
     fn fixed_and_tossed_starters() {
-        let mut s = Session::new(&config("A", "B", FirstRule::X));
+        let mut s = Session::new(&config("A", "B", Starter::X));
         play_all(&mut s, &[A1, B1, A2, B2, A3]);
         s.next_round().expect("over");
         assert_eq!(s.game().first(), Player::X);
@@ -488,7 +374,7 @@ mod tests {
         for seed in 0..32 {
             let s = Session::new(&Config {
                 seed: Some(seed),
-                ..config("A", "B", FirstRule::Toss)
+                ..config("A", "B", Starter::Toss)
             });
             assert!(s.tossed());
             starters.push(s.game().first());
@@ -508,7 +394,7 @@ mod tests {
 
     #[test]
     fn undo_against_a_bot_takes_the_bot_move_too() {
-        let mut s = Session::new(&config("A", "bot:perfect", FirstRule::O));
+        let mut s = Session::new(&config("A", "bot:perfect", Starter::O));
         // The bot starts: nothing of ours to undo.
         let opening = s.bot_move().expect("bot starts");
         assert_eq!(opening.player, Player::O);
@@ -531,7 +417,7 @@ mod tests {
 
     #[test]
     fn people_cannot_move_for_the_bot() {
-        let mut s = Session::new(&config("bot:random", "B", FirstRule::X));
+        let mut s = Session::new(&config("bot:random", "B", Starter::X));
         assert_eq!(s.play(B2), Err(Refusal::BotToMove));
         assert!(s.bot_move().is_some());
         assert_eq!(s.bot_move(), None);
@@ -547,18 +433,25 @@ mod tests {
         assert!(s.game().moves().is_empty());
         assert_eq!(s.game().first(), Player::O);
         assert_eq!(s.round(), 2);
-        assert_eq!(s.scores().wins.x, 1);
+        assert_eq!(s.scores().x, 1);
         // Restarting a finished round keeps its result and replays it.
         play_all(&mut s, &[A2, A1, B2, B1, C2]);
         s.restart();
         assert_eq!(s.round(), 3);
-        assert_eq!(s.scores().wins, ByPlayer { x: 1, o: 1 });
+        assert_eq!(
+            *s.scores(),
+            Scores {
+                x: 1,
+                o: 1,
+                draws: 0
+            }
+        );
         assert_eq!(s.game().first(), Player::O);
     }
 
     #[test]
     fn perfect_bots_draw_every_round() {
-        let mut s = Session::new(&config("bot:perfect", "bot:perfect", FirstRule::Toss));
+        let mut s = Session::new(&config("bot:perfect", "bot:perfect", Starter::Toss));
         assert!(s.bots_only());
         for _ in 0..10 {
             while s.bot_move().is_some() {}
@@ -594,8 +487,8 @@ mod tests {
         play_all(&mut s, &[A1, B1, A2, B2, A3]);
         let mut same = two_people();
         same.carry_scores_from(&s);
-        assert_eq!(same.scores().wins.x, 1);
-        let mut other = Session::new(&config("A", "bot:easy", FirstRule::X));
+        assert_eq!(same.scores().x, 1);
+        let mut other = Session::new(&config("A", "bot:easy", Starter::X));
         other.carry_scores_from(&s);
         assert_eq!(other.scores().rounds(), 0);
     }

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use oxo_core::{ByPlayer, Game, Outcome, Player, Square, WinReason};
-use oxo_protocol::{Scoreboard, TableOptions};
+use oxo_protocol::{Scores, TableOptions};
 use rusqlite::Connection;
 
 use super::reads::{PlayerRow, parse_player, parse_status, token_hash_of};
@@ -71,7 +71,7 @@ struct RawTable {
     seats: ByPlayer<Option<String>>,
     bot_seat: Option<String>,
     round: u32,
-    scores: Scoreboard,
+    scores: Scores,
     game: Option<i64>,
     created_ms: i64,
 }
@@ -133,7 +133,7 @@ fn open_tables(conn: &Connection) -> Result<Vec<TableRead>, ServerError> {
                 },
                 bot_seat: r.get(6)?,
                 round: r.get(7)?,
-                scores: Scoreboard {
+                scores: Scores {
                     x: r.get(8)?,
                     o: r.get(9)?,
                     draws: r.get(10)?,
@@ -370,7 +370,7 @@ mod tests {
             },
             bot_seat: None,
             round: 1,
-            scores: Scoreboard::default(),
+            scores: Scores::default(),
             game: Some(n),
             created_ms: 0,
         })));

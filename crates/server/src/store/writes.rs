@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use oxo_core::{BotLevel, ByPlayer, Outcome, Player, Square};
-use oxo_protocol::{Scoreboard, TableOptions, TableStatus};
+use oxo_protocol::{Scores, TableOptions, TableStatus};
 use rusqlite::{Connection, params};
 
 use crate::ids::{TokenHash, now_ms};
@@ -58,7 +58,7 @@ pub(crate) struct TableRow {
     pub(crate) seats: ByPlayer<Option<Arc<str>>>,
     pub(crate) bot_seat: Option<Player>,
     pub(crate) round: u32,
-    pub(crate) scores: Scoreboard,
+    pub(crate) scores: Scores,
     /// The key of the current (or last) game.
     pub(crate) game: Option<i64>,
     pub(crate) created_ms: i64,

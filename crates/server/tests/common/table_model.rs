@@ -24,7 +24,7 @@
 use std::time::Duration;
 
 use oxo_core::{ByPlayer, Game, Outcome, Player, Square, WinReason};
-use oxo_protocol::{Scoreboard, ServerMsg, Starter, TableState, TableStatus};
+use oxo_protocol::{Scores, ServerMsg, Starter, TableState, TableStatus};
 use oxo_server::{AppState, Config, LocalClient, RateLimit};
 
 /// Actions per input at most (a few rounds' worth).
@@ -114,7 +114,7 @@ struct Model {
     starter: Starter,
     round: u32,
     game: Game,
-    scores: Scoreboard,
+    scores: Scores,
     wants: ByPlayer<bool>,
     /// Accepted moves this round with their request ids (retries).
     accepted: Vec<(Player, u64, Square)>,
@@ -130,10 +130,8 @@ impl Model {
     }
 
     fn end_round(&mut self) {
-        match self.game.outcome().and_then(|o| o.winner()) {
-            Some(Player::X) => self.scores.x += 1,
-            Some(Player::O) => self.scores.o += 1,
-            None => self.scores.draws += 1,
+        if let Some(outcome) = self.game.outcome() {
+            self.scores.record(outcome);
         }
     }
 }
@@ -314,7 +312,7 @@ pub async fn run(data: &[u8]) {
         starter,
         round: 1,
         game: Game::with_first(first),
-        scores: Scoreboard::default(),
+        scores: Scores::default(),
         wants: ByPlayer { x: false, o: false },
         accepted: Vec::new(),
     };

@@ -1,33 +1,24 @@
 //! Golden screens: the app drawn into ratatui's `TestBackend`, compared with
-//! the snapshots in `tests/snapshots/` (review changes with `cargo insta
+//! the snapshots in `snapshots/` (review changes with `cargo insta
 //! review`, or `INSTA_UPDATE=always cargo test` and `git diff`).
 //!
 //! Text snapshots cannot show colours, so the highlighted screens also get a
 //! *highlight map*: one character per terminal cell, `#` for the winning
 //! line, `+` for the cursor, `.` for anything else.
 
-use oxo_core::{ByPlayer, Square, Square::*};
-use oxo_tui::{App, Config, FirstRule, Theme};
+use oxo_core::{Square, Square::*};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-fn config(x: &str, o: &str) -> Config {
-    Config {
-        players: ByPlayer {
-            x: x.parse().expect("seat"),
-            o: o.parse().expect("seat"),
-        },
-        first: FirstRule::X,
-        seed: Some(7),
-        setup: false,
-        plain: false,
-    }
-}
+use super::{MIN_HEIGHT, MIN_WIDTH};
+use crate::app::{App, Direction};
+use crate::config::Config;
+use crate::theme::Theme;
 
 fn game(moves: &[Square]) -> App {
-    let mut app = App::new(config("Alice", "Bob"), Theme::COLOR);
+    let mut app = App::new(Config::seated("Alice", "Bob"), Theme::COLOR);
     for &sq in moves {
         app.play(sq);
     }
@@ -48,7 +39,7 @@ fn highlight_map(buffer: &Buffer, theme: Theme) -> String {
     for y in area.top()..area.bottom() {
         for x in area.left()..area.right() {
             let cell = &buffer[(x, y)];
-            map.push(if theme.has_color() {
+            map.push(if theme == Theme::COLOR {
                 match cell.bg {
                     Color::Green => '#',
                     Color::DarkGray => '+',
@@ -84,7 +75,7 @@ fn setup_screen_against_a_bot() {
 #[test]
 fn mid_game() {
     let mut app = game(&[B2, A1, C3]);
-    app.move_cursor(oxo_tui::Direction::Up);
+    app.move_cursor(Direction::Up);
     let terminal = draw(&app, 100, 35);
     insta::assert_snapshot!(terminal.backend());
     insta::assert_snapshot!(
@@ -107,7 +98,7 @@ fn win_with_highlighted_line() {
 
 #[test]
 fn win_without_colour() {
-    let mut app = App::new(config("Alice", "Bob"), Theme::MONO);
+    let mut app = App::new(Config::seated("Alice", "Bob"), Theme::MONO);
     for sq in [A1, B1, B2, C1, C3] {
         app.play(sq);
     }
@@ -185,10 +176,10 @@ fn hints_show_values() {
 
 #[test]
 fn bot_game_against_perfect() {
-    let mut app = App::new(config("Alice", "bot:perfect"), Theme::COLOR);
+    let mut app = App::new(Config::seated("Alice", "bot:perfect"), Theme::COLOR);
     app.play(B2);
     let screen = draw(&app, 100, 35).backend().to_string();
-    assert!(screen.contains("Perfect bot (O) played "));
+    assert!(screen.contains("Impossible (O) played "));
     assert!(screen.contains("Alice (X) to move"));
 }
 
@@ -198,7 +189,7 @@ fn every_size_draws() {
     for w in (20..=120).step_by(7) {
         for h in (8..=40).step_by(3) {
             let screen = draw(&app, w, h).backend().to_string();
-            if w >= oxo_tui::ui::MIN_WIDTH && h >= oxo_tui::ui::MIN_HEIGHT {
+            if w >= MIN_WIDTH && h >= MIN_HEIGHT {
                 assert!(screen.contains("Bob (O) to move"), "{w}×{h}");
                 assert!(screen.contains("Bob"), "{w}×{h}: scores shown");
             } else {

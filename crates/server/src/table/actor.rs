@@ -1,0 +1,463 @@
+//! The table's actor: receives commands, asks the rules for a plan, stores
+//! it, adopts it and tells people. Everything with I/O lives here: the
+//! connections at the table, the bots' random choices, the store, the
+//! lobby and the metrics.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use oxo_core::{Bot, ByPlayer, Player};
+use oxo_protocol::{PlayerId, ServerMsg, TableId, TableStatus};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::handle::TableCmd;
+use super::rules::{Cmd, Ctx, Due, Event, GameKey, Plan, Reply, Rules, Seat};
+use super::view::View;
+use crate::accounts::Account;
+use crate::conn::Conn;
+use crate::error::ClientError;
+use crate::ids::{new_game_id, now_ms, seed};
+use crate::live::LiveStatus;
+use crate::state::Shared;
+use crate::store::{GameStart, TableRow, Write};
+
+/// How long a change in the number of spectators may wait to be
+/// broadcast: watching and leaving cost the requester, not the table.
+const SPECTATORS_DEBOUNCE: Duration = Duration::from_secs(1);
+
+/// After a change driven by a timer could not be stored: how long before
+/// the timers are tried again.
+const RETRY_AFTER: Duration = Duration::from_millis(500);
+
+/// What a failed store does to the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OnFailure {
+    /// Nothing changed; the requester is refused (`internal`).
+    Refuse,
+    /// The table closes in memory; its durable state comes back at the
+    /// next start.
+    Abort,
+}
+
+/// What attaching a connection changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attached {
+    /// It was attached already.
+    Already,
+    /// A new spectator (or a second connection of a seated player who was
+    /// connected already).
+    Member,
+    /// A seated player who was away is back: everyone should see it.
+    Reconnected,
+}
+
+/// A table's actor state.
+pub(super) struct Table {
+    pub(super) shared: Arc<Shared>,
+    /// The integer key in the store.
+    pub(super) seq: i64,
+    pub(super) id: TableId,
+    pub(super) created_ms: i64,
+    pub(super) rules: Rules,
+    /// The accounts of the people seated, by seat.
+    pub(super) accounts: ByPlayer<Option<Arc<Account>>>,
+    /// The bots, by seat.
+    pub(super) bots: ByPlayer<Option<Box<dyn Bot>>>,
+    /// Every attached connection: players' and spectators'.
+    pub(super) members: Vec<Conn>,
+    /// The status as connections and accounts see it.
+    pub(super) live: LiveStatus,
+    pub(super) lobby_dirty: bool,
+    /// When the spectator count last changed without being broadcast: it
+    /// goes out with the next state, or by this deadline.
+    spectators_due: Option<Instant>,
+    /// After a timer's change failed to store: no timer fires before then.
+    retry_at: Option<Instant>,
+}
+
+impl Table {
+    pub(super) fn new(
+        shared: Arc<Shared>,
+        seq: i64,
+        id: TableId,
+        live: LiveStatus,
+        rules: Rules,
+        created_ms: i64,
+    ) -> Table {
+        shared.metrics.tables.fetch_add(1, Relaxed);
+        Table {
+            shared,
+            seq,
+            id,
+            created_ms,
+            rules,
+            accounts: ByPlayer { x: None, o: None },
+            bots: ByPlayer { x: None, o: None },
+            members: Vec::new(),
+            live,
+            lobby_dirty: false,
+            spectators_due: None,
+            retry_at: None,
+        }
+    }
+
+    fn view(&self) -> View<'_> {
+        View {
+            id: &self.id,
+            state: self.rules.state(),
+            accounts: &self.accounts,
+            members: &self.members,
+        }
+    }
+
+    fn is_closed(&self) -> bool {
+        self.rules.state().status() == TableStatus::Closed
+    }
+
+    /// Creates the table for the creator on `conn` and replies, then runs.
+    pub(super) async fn run_new(
+        mut self,
+        rx: mpsc::Receiver<TableCmd>,
+        conn: Conn,
+        req_id: Option<u64>,
+        at: std::time::Instant,
+    ) {
+        let creator = PlayerId::from(Arc::clone(&conn.account.id));
+        self.members.push(conn.clone());
+        let made = match self.plan(Cmd::Create { creator: &creator }) {
+            Ok(plan) => {
+                self.seat_accounts(&plan, &conn.account);
+                self.execute(plan, OnFailure::Abort).await
+            }
+            Err(e) => Err(e),
+        };
+        match made {
+            Ok(_) => {
+                self.reply_ok(&conn, req_id);
+                tracing::debug!(table = %self.id, took = ?at.elapsed(), "table created");
+                self.run(rx).await;
+            }
+            Err(e) => {
+                conn.account.remove_table(self.id.as_str());
+                self.reply_err(&conn, req_id, e);
+                self.drain(rx).await;
+            }
+        }
+    }
+
+    /// Receives commands and fires timers until the table closes or the
+    /// server shuts down.
+    pub(super) async fn run(mut self, mut rx: mpsc::Receiver<TableCmd>) {
+        // Publish recovered tables to the lobby.
+        if self.lobby_dirty {
+            self.publish_lobby();
+        }
+        // A child token, waited on by one future made once: polling the
+        // server-wide token directly would lock its mutex (shared by every
+        // task) on each command, and re-register a waiter each time.
+        let shutdown = self.shared.shutdown.child_token().cancelled_owned();
+        tokio::pin!(shutdown);
+        loop {
+            self.fire_timers().await;
+            if self.is_closed() {
+                break;
+            }
+            let next = self.next_deadline();
+            let wake = next.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
+            tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                () = tokio::time::sleep_until(wake), if next.is_some() => {}
+            }
+            if self.is_closed() {
+                break;
+            }
+        }
+        self.drain(rx).await;
+    }
+
+    /// The actor is stopping: every request still queued gets its reply
+    /// (every request is answered, and its connection waits for it).
+    async fn drain(&mut self, mut rx: mpsc::Receiver<TableCmd>) {
+        rx.close();
+        let e = if self.shared.shutdown.is_cancelled() && !self.is_closed() {
+            ClientError::shutting_down()
+        } else {
+            ClientError::no_such_table()
+        };
+        while let Some(cmd) = rx.recv().await {
+            if let TableCmd::Request { conn, id, .. } = cmd {
+                self.reply_err(&conn, id, e.clone());
+            }
+        }
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        let timers = self
+            .rules
+            .next_deadline()
+            .map(|t| self.retry_at.map_or(t, |r| t.max(r)));
+        timers.into_iter().chain(self.spectators_due).min()
+    }
+
+    /// Runs every timer that is due, in the order the rules give.
+    async fn fire_timers(&mut self) {
+        loop {
+            let now = Instant::now();
+            if self.retry_at.is_some_and(|t| t > now) {
+                break;
+            }
+            self.retry_at = None;
+            let done = match self.rules.due(now) {
+                None => break,
+                Some(Due::Bot(seat)) => self.bot_move(seat).await,
+                Some(Due::Timer(timer)) => match self.plan(Cmd::Timer(timer)) {
+                    Ok(plan) => {
+                        let closes = plan.events().contains(&Event::Closed);
+                        let on_failure = if closes {
+                            OnFailure::Abort
+                        } else {
+                            OnFailure::Refuse
+                        };
+                        self.execute(plan, on_failure).await.is_ok()
+                    }
+                    Err(_) => false,
+                },
+            };
+            if !done {
+                // Try again shortly rather than spinning on a failing store.
+                self.retry_at = Some(now + RETRY_AFTER);
+                break;
+            }
+        }
+        if self.spectators_due.is_some_and(|t| t <= Instant::now()) {
+            self.broadcast();
+        }
+    }
+
+    async fn bot_move(&mut self, seat: Player) -> bool {
+        let state = self.rules.state();
+        let (Some(Seat::Bot(level)), Some(round)) = (&state.seats()[seat], state.phase().round())
+        else {
+            return false;
+        };
+        let bot = self.bots[seat].get_or_insert_with(|| level.level.bot(seed()));
+        let Some(cell) = bot.choose(round.game.position()) else {
+            return false;
+        };
+        match self.plan(Cmd::BotMove { cell }) {
+            Ok(plan) => self.execute(plan, OnFailure::Refuse).await.is_ok(),
+            Err(e) => {
+                tracing::error!(table = %self.id, error = %e, "bot move refused");
+                false
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: TableCmd) {
+        match cmd {
+            TableCmd::Request { conn, id, req, at } => match self.request(&conn, id, req).await {
+                Ok(Reply::Done) => self.reply_ok(&conn, id),
+                Ok(Reply::Moved { game_id, ply }) => {
+                    self.live.set(self.rules.state().status());
+                    conn.outbox.reply(&ServerMsg::Ok {
+                        id,
+                        table_id: Some(self.id.to_string()),
+                        game_id: Some(game_id.to_string()),
+                        ply: Some(ply),
+                    });
+                    self.shared.metrics.move_latency.observe(at.elapsed());
+                }
+                Err(e) => self.reply_err(&conn, id, e),
+            },
+            TableCmd::Attach(conn) => {
+                if !self.is_closed() {
+                    let attached = self.attach(conn.clone());
+                    self.show_attached(&conn, attached);
+                }
+            }
+            TableCmd::Detach(conn_id) => self.detach(conn_id),
+            TableCmd::Renamed => {
+                self.lobby_dirty = true;
+                self.broadcast();
+            }
+        }
+    }
+
+    /// Plans `cmd` now.
+    fn plan(&self, cmd: Cmd<'_>) -> Result<Plan, ClientError> {
+        let store = &self.shared.store;
+        let mut new_game = || {
+            let seq = store.next_game_seq();
+            GameKey {
+                id: new_game_id(seq).into(),
+                seq,
+            }
+        };
+        let mut ctx = Ctx {
+            now: Instant::now(),
+            new_game: &mut new_game,
+        };
+        self.rules.apply(cmd, &mut ctx)
+    }
+
+    /// Stores what `plan` changes, then adopts it and tells people. A
+    /// store that fails leaves the state as it was (`OnFailure::Refuse`) or
+    /// closes the table in memory (`OnFailure::Abort`).
+    async fn execute(&mut self, plan: Plan, on_failure: OnFailure) -> Result<Reply, ClientError> {
+        let writes = self.writes(&plan);
+        if !writes.is_empty() {
+            if let Err(e) = self.shared.store.commit(writes).await {
+                tracing::error!(table = %self.id, error = %e, "could not store a table change");
+                if on_failure == OnFailure::Abort {
+                    self.abort();
+                }
+                return Err(ClientError::internal());
+            }
+        }
+        let notify = plan.notify;
+        let stored = plan.stored;
+        let (events, reply) = self.rules.adopt(plan);
+        if stored {
+            self.lobby_dirty = true;
+        }
+        let mut closed = false;
+        for event in events {
+            match event {
+                Event::Moved { .. } => {
+                    self.shared.metrics.moves.fetch_add(1, Relaxed);
+                }
+                Event::RoundEnded { .. } => {
+                    self.shared.metrics.games_finished.fetch_add(1, Relaxed);
+                }
+                Event::Vacated { player } => {
+                    for p in Player::ALL {
+                        if self.accounts[p]
+                            .as_ref()
+                            .is_some_and(|a| *a.id == *player.as_str())
+                        {
+                            if let Some(a) = self.accounts[p].take() {
+                                a.remove_table(self.id.as_str());
+                            }
+                        }
+                    }
+                    self.members.retain(|m| *m.account.id != *player.as_str());
+                }
+                Event::Closed => closed = true,
+                Event::Seated { .. } | Event::RoundStarted { .. } => {}
+            }
+        }
+        self.live.set(self.rules.state().status());
+        if notify {
+            self.lobby_dirty = true;
+            self.broadcast();
+        }
+        if closed {
+            self.finish_close();
+        }
+        Ok(reply)
+    }
+
+    /// What storing `plan` takes: the table's record first (when it
+    /// changed), then what each event says.
+    fn writes(&self, plan: &Plan) -> Vec<Write> {
+        let next = plan.next();
+        let mut writes = Vec::with_capacity(plan.events().len() + 1);
+        if plan.stored {
+            writes.push(Write::Table(Box::new(self.row(next))));
+        }
+        for event in plan.events() {
+            match event {
+                Event::RoundStarted { key, round, first } => {
+                    let view = View {
+                        state: next,
+                        ..self.view()
+                    };
+                    writes.push(Write::GameStart(Box::new(GameStart {
+                        seq: key.seq,
+                        id: Arc::from(key.id.as_str()),
+                        table_id: Arc::from(self.id.as_str()),
+                        round: *round,
+                        first: *first,
+                        players: view.game_players(),
+                        at_ms: now_ms(),
+                        public: next.options().public,
+                    })));
+                }
+                Event::Moved {
+                    game,
+                    ply,
+                    mover,
+                    cell,
+                    req,
+                } => writes.push(Write::Move {
+                    game: *game,
+                    ply: *ply,
+                    player: *mover,
+                    cell: *cell,
+                    at_ms: now_ms(),
+                    req_id: *req,
+                }),
+                Event::RoundEnded {
+                    game,
+                    outcome,
+                    moves,
+                } => writes.push(Write::GameEnd {
+                    game: *game,
+                    outcome: *outcome,
+                    moves: *moves,
+                    at_ms: now_ms(),
+                }),
+                Event::Seated { .. } | Event::Vacated { .. } | Event::Closed => {}
+            }
+        }
+        writes
+    }
+
+    /// The table's record in the store for `state`.
+    fn row(&self, state: &super::rules::State) -> TableRow {
+        TableRow {
+            seq: self.seq,
+            id: Arc::from(self.id.as_str()),
+            options: *state.options(),
+            status: state.status(),
+            seats: ByPlayer::new_with(|p| state.human(p).map(|h| Arc::from(h.player.as_str()))),
+            bot_seat: Player::ALL
+                .into_iter()
+                .find(|&p| matches!(state.seats()[p], Some(Seat::Bot(_)))),
+            round: state.round(),
+            scores: state.scores(),
+            game: state.phase().round().map(|r| r.key.seq),
+            created_ms: self.created_ms,
+        }
+    }
+
+    pub(super) fn reply_ok(&self, conn: &Conn, id: Option<u64>) {
+        self.live.set(self.rules.state().status());
+        conn.outbox
+            .reply(&ServerMsg::ok(id, Some(self.id.to_string())));
+    }
+
+    pub(super) fn reply_err(&self, conn: &Conn, id: Option<u64>, e: ClientError) {
+        self.live.set(self.rules.state().status());
+        self.shared.metrics.refused(e.code);
+        conn.outbox
+            .reply(&ServerMsg::error(id, e.code, e.message.into_owned()));
+    }
+
+    /// Sends the state to `conn` alone.
+    fn send_state(&self, conn: &Conn) {
+        conn.outbox.send_msg(&ServerMsg::Table {
+            table: self.view().table_state(Instant::now()),
+        });
+    }
+}
+
+mod people;
+mod requests;

@@ -1,0 +1,205 @@
+//! The people at a table: connections attaching and detaching, what they
+//! are sent, the lobby entry, and letting go of everything at the end.
+
+use std::sync::Arc;
+
+use oxo_core::Player;
+use oxo_protocol::{PlayerId, ServerMsg};
+use tokio::time::Instant;
+
+use super::{Attached, SPECTATORS_DEBOUNCE, Table};
+use crate::conn::{Conn, encode};
+use crate::table::rules::{Cmd, Plan};
+
+impl Table {
+    fn is_member(&self, conn_id: u64) -> bool {
+        self.members.iter().any(|m| m.id() == conn_id)
+    }
+
+    fn is_connected(&self, account_id: &str) -> bool {
+        self.members.iter().any(|m| *m.account.id == *account_id)
+    }
+
+    /// Attaches a connection (idempotent); a seated player who was away is
+    /// connected again and keeps the seat.
+    pub(super) fn attach(&mut self, conn: Conn) -> Attached {
+        if self.is_member(conn.id()) {
+            return Attached::Already;
+        }
+        let account = Arc::clone(&conn.account);
+        let was_connected = self.is_connected(&account.id);
+        self.members.push(conn);
+        if !self.rules.state().is_seated(&account.id) {
+            return Attached::Member;
+        }
+        if was_connected {
+            return Attached::Already;
+        }
+        let player = PlayerId::from(Arc::clone(&account.id));
+        self.adopt_presence(Cmd::Present { player: &player });
+        Attached::Reconnected
+    }
+
+    /// Adopts a change of presence: it changes nothing stored.
+    fn adopt_presence(&mut self, cmd: Cmd<'_>) {
+        if let Ok(plan) = self.plan(cmd) {
+            debug_assert!(plan.events().is_empty() && !plan.stored);
+            let _ = self.rules.adopt(plan);
+            self.lobby_dirty = true;
+        }
+    }
+
+    /// After attaching `conn`: everyone hears of a player who is back; a
+    /// new spectator is counted in a later broadcast; the requester gets
+    /// the state now.
+    pub(super) fn show_attached(&mut self, conn: &Conn, attached: Attached) {
+        match attached {
+            Attached::Reconnected => self.broadcast(),
+            Attached::Member => {
+                self.spectators_changed();
+                self.send_state(conn);
+            }
+            Attached::Already => self.send_state(conn),
+        }
+    }
+
+    /// A connection closed: a seated player who has no other connection
+    /// here is away, and the grace period starts.
+    pub(super) fn detach(&mut self, conn_id: u64) {
+        let Some(i) = self.members.iter().position(|m| m.id() == conn_id) else {
+            return;
+        };
+        let conn = self.members.swap_remove(i);
+        if self.is_closed() {
+            return;
+        }
+        if !self.rules.state().is_seated(&conn.account.id) {
+            self.spectators_changed();
+            return;
+        }
+        self.lobby_dirty = true;
+        if !self.is_connected(&conn.account.id) {
+            let player = PlayerId::from(Arc::clone(&conn.account.id));
+            self.adopt_presence(Cmd::Absent { player: &player });
+        }
+        self.broadcast();
+    }
+
+    /// A spectator stops watching; `false` if `conn` was not at the table.
+    pub(super) fn unwatch(&mut self, conn: &Conn) -> bool {
+        let before = self.members.len();
+        self.members.retain(|m| m.id() != conn.id());
+        if self.members.len() == before {
+            return false;
+        }
+        self.spectators_changed();
+        self.send_state(conn);
+        true
+    }
+
+    /// The number of spectators changed: it goes out with the next state,
+    /// at the latest after [`SPECTATORS_DEBOUNCE`].
+    pub(super) fn spectators_changed(&mut self) {
+        self.lobby_dirty = true;
+        if self.spectators_due.is_none() {
+            self.spectators_due = Some(Instant::now() + SPECTATORS_DEBOUNCE);
+        }
+    }
+
+    /// Sends a chat line to everyone at the table.
+    pub(super) fn chat(&self, conn: &Conn, text: String) -> bool {
+        if !self.is_member(conn.id()) {
+            return false;
+        }
+        let frame = encode(&ServerMsg::Chat {
+            table_id: self.id.to_string(),
+            from_id: conn.account.id.to_string(),
+            from_name: conn.account.name().to_string(),
+            text,
+        });
+        for m in &self.members {
+            m.outbox.send(frame.clone());
+        }
+        true
+    }
+
+    /// Whether `conn` may see the state: it holds a seat or watches.
+    pub(super) fn may_see(&self, conn: &Conn) -> bool {
+        self.rules.state().is_seated(&conn.account.id) || self.is_member(conn.id())
+    }
+
+    /// Before storing a plan that seats `account`: its seats get the
+    /// account, for the names in the records.
+    pub(super) fn seat_accounts(&mut self, plan: &Plan, account: &Arc<crate::accounts::Account>) {
+        for p in Player::ALL {
+            if plan
+                .next()
+                .human(p)
+                .is_some_and(|h| *h.player.as_str() == *account.id)
+            {
+                self.accounts[p] = Some(Arc::clone(account));
+            }
+        }
+    }
+
+    pub(super) fn publish_lobby(&mut self) {
+        self.lobby_dirty = false;
+        if !self.rules.state().options().public {
+            return;
+        }
+        if self.is_closed() {
+            self.shared.lobby.remove(self.id.as_str());
+        } else {
+            self.shared
+                .lobby
+                .upsert(&Arc::from(self.id.as_str()), self.view().lobby_entry());
+        }
+    }
+
+    /// Sends the state to every member (serialized once).
+    pub(super) fn broadcast(&mut self) {
+        self.live.set(self.rules.state().status());
+        self.spectators_due = None;
+        if !self.members.is_empty() {
+            let frame = encode(&ServerMsg::Table {
+                table: self.view().table_state(Instant::now()),
+            });
+            for m in &self.members {
+                m.outbox.send(frame.clone());
+            }
+        }
+        if self.lobby_dirty {
+            self.publish_lobby();
+        }
+    }
+
+    /// Releases everything a closed table holds.
+    pub(super) fn finish_close(&mut self) {
+        for p in Player::ALL {
+            if let Some(account) = &self.accounts[p] {
+                account.remove_table(self.id.as_str());
+            }
+        }
+        self.shared.lobby.remove(self.id.as_str());
+        self.shared.unregister_table(self.id.as_str());
+        tracing::debug!(table = %self.id, "table closed");
+    }
+
+    /// Closes the table in memory after a storage failure.
+    pub(super) fn abort(&mut self) {
+        self.rules.close();
+        self.live.set(self.rules.state().status());
+        self.lobby_dirty = true;
+        self.broadcast();
+        self.finish_close();
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        self.shared
+            .metrics
+            .tables
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}

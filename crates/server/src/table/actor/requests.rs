@@ -1,0 +1,120 @@
+//! Clients' requests to a table.
+
+use std::sync::Arc;
+
+use oxo_core::Player;
+use oxo_protocol::{ErrorCode, PlayerId};
+
+use super::{OnFailure, Table};
+use crate::conn::Conn;
+use crate::error::ClientError;
+use crate::table::handle::TableReq;
+use crate::table::rules::{Cmd, MoveReq, Reply};
+
+impl Table {
+    /// Answers `req` from `conn` (request id `id`).
+    pub(super) async fn request(
+        &mut self,
+        conn: &Conn,
+        id: Option<u64>,
+        req: TableReq,
+    ) -> Result<Reply, ClientError> {
+        if self.is_closed() {
+            return Err(ClientError::no_such_table());
+        }
+        let player = PlayerId::from(Arc::clone(&conn.account.id));
+        match req {
+            TableReq::Join(seat) => self.join(conn, &player, seat).await,
+            TableReq::Watch => {
+                let attached = self.attach(conn.clone());
+                self.show_attached(conn, attached);
+                Ok(Reply::Done)
+            }
+            TableReq::Leave => self.leave(conn, &player).await,
+            TableReq::Move(cell, game) => {
+                let plan = self.plan(Cmd::Move(MoveReq {
+                    player: &player,
+                    cell,
+                    req: id,
+                    conn: conn.id(),
+                    game: game.as_deref(),
+                }))?;
+                self.execute(plan, OnFailure::Refuse).await
+            }
+            TableReq::Forfeit => {
+                let plan = self.plan(Cmd::Forfeit { player: &player })?;
+                self.execute(plan, OnFailure::Refuse).await
+            }
+            TableReq::Rematch => {
+                let plan = self.plan(Cmd::Rematch { player: &player })?;
+                self.execute(plan, OnFailure::Abort).await
+            }
+            TableReq::Chat(text) => {
+                if self.chat(conn, text) {
+                    Ok(Reply::Done)
+                } else {
+                    Err(ClientError::new(
+                        ErrorCode::NotSeated,
+                        "Join or watch the table to chat",
+                    ))
+                }
+            }
+            TableReq::Sync => {
+                if !self.may_see(conn) {
+                    return Err(ClientError::new(
+                        ErrorCode::NotSeated,
+                        "Join or watch the table to see its state",
+                    ));
+                }
+                self.send_state(conn);
+                Ok(Reply::Done)
+            }
+        }
+    }
+
+    /// Seats `player` (their seat counts against their limit), or
+    /// re-attaches a player seated already.
+    async fn join(
+        &mut self,
+        conn: &Conn,
+        player: &PlayerId,
+        seat: Option<Player>,
+    ) -> Result<Reply, ClientError> {
+        let plan = self.plan(Cmd::Join { player, seat })?;
+        if plan.events().is_empty() {
+            let attached = self.attach(conn.clone());
+            self.show_attached(conn, attached);
+            return Ok(Reply::Done);
+        }
+        let max = self.shared.config.max_tables_per_player;
+        if !conn
+            .account
+            .try_add_table(&Arc::from(&self.id), &self.live, max)
+        {
+            return Err(ClientError::too_many_seats(max));
+        }
+        self.seat_accounts(&plan, &conn.account);
+        if !self.members.iter().any(|m| m.id() == conn.id()) {
+            self.members.push(conn.clone());
+        }
+        self.execute(plan, OnFailure::Abort).await
+    }
+
+    /// A seated player gives up their seats; a spectator stops watching.
+    async fn leave(&mut self, conn: &Conn, player: &PlayerId) -> Result<Reply, ClientError> {
+        if !self.rules.state().is_seated(player.as_str()) {
+            return if self.unwatch(conn) {
+                Ok(Reply::Done)
+            } else {
+                Err(ClientError::new(
+                    ErrorCode::NotSeated,
+                    "You are not at this table",
+                ))
+            };
+        }
+        let plan = self.plan(Cmd::Leave { player })?;
+        let reply = self.execute(plan, OnFailure::Abort).await?;
+        self.send_state(conn);
+        Ok(reply)
+    }
+}

@@ -1,0 +1,150 @@
+//! Tables: one actor task per table owns its game, seats, spectators,
+//! scores and timers.
+//!
+//! # Why an actor per table
+//!
+//! Everything that happens at a table is ordered: moves, joins, timeouts,
+//! disconnects. One task that owns the table and takes commands from a queue
+//! gives that order for free, with no locks around the game and no way for
+//! two racing moves on the same cell to both win: the second is refused with
+//! `cell_taken` (or `not_your_turn`). Tables share nothing, so a thousand
+//! tables run on all cores without contention. Timers (the per-move clock,
+//! the reconnect grace, the bot's thinking pause, closing an abandoned table)
+//! are deadlines, raced against the queue in one `select!`.
+//!
+//! # Rules apart from effects
+//!
+//! [`rules`] is the table as a pure state machine: a command and the time in,
+//! a refusal or a plan out (the next state and its events), unit-tested on
+//! its own. [`actor`] does the I/O: it stores a plan's events, and only once
+//! they are durable adopts the plan and tells people; `view` renders what
+//! people see.
+//!
+//! # Order of effects
+//!
+//! A change is written to the database and awaited (group commit) before
+//! anyone hears of it; then the new state goes to every player and spectator
+//! (serialized once), then the `ok` goes to the requester. Requester and
+//! broadcast share the connection's queue, so the requester always sees the
+//! `table` event before its `ok`. If the database fails, a move or a
+//! decision is refused with `internal` and nothing changed; any other failed
+//! change closes the table in memory (its durable state comes back at the
+//! next start).
+
+mod actor;
+mod handle;
+mod rules;
+mod view;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+
+use oxo_core::{ByPlayer, Player, Rng};
+use oxo_protocol::{PlayerId, TableId, TableOptions};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+pub(crate) use handle::{TableCmd, TableHandle, TableReq};
+
+use crate::accounts::Account;
+use crate::conn::Conn;
+use crate::ids::{now_ms, seed};
+use crate::live::LiveStatus;
+use crate::state::Shared;
+use crate::store::SavedTable;
+use actor::Table;
+use rules::recover::{Saved, SavedRound};
+use rules::{GameKey, Rules};
+
+/// Commands a table's queue holds before the actor applies them.
+const QUEUE: usize = 256;
+
+/// Creates a table for `conn`'s player, who already holds the seat slot
+/// (`Account::try_add_table`), and starts its actor; the actor replies to
+/// the `create_table` request.
+pub(crate) fn create(
+    shared: &Arc<Shared>,
+    id: Arc<str>,
+    live: LiveStatus,
+    options: TableOptions,
+    conn: Conn,
+    req_id: Option<u64>,
+    at: std::time::Instant,
+) -> TableHandle {
+    let seq = shared.store.next_table_seq();
+    let rules = Rules::new(options, shared.config.reconnect_grace, Rng::new(seed()));
+    let table = Table::new(
+        Arc::clone(shared),
+        seq,
+        TableId::from(Arc::clone(&id)),
+        live.clone(),
+        rules,
+        now_ms(),
+    );
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let handle = TableHandle::new(tx, live);
+    shared.register_table(&id, handle.clone());
+    shared.metrics.tables_created.fetch_add(1, Relaxed);
+    shared.tasks.spawn(table.run_new(rx, conn, req_id, at));
+    handle
+}
+
+/// Rebuilds an unfinished table from the database and starts its actor.
+/// Its human players are disconnected, with a fresh grace period. A table
+/// whose saved state is impossible is skipped with a warning.
+pub(crate) fn recover(
+    shared: &Arc<Shared>,
+    saved: SavedTable,
+    accounts: ByPlayer<Option<Arc<Account>>>,
+) {
+    let row = saved.row;
+    let players = ByPlayer::new_with(|p| {
+        accounts[p]
+            .as_ref()
+            .filter(|_| row.bot_seat != Some(p))
+            .map(|a| PlayerId::from(Arc::clone(&a.id)))
+    });
+    let saved = Saved {
+        options: row.options,
+        status: row.status,
+        players,
+        bot_seat: row.bot_seat,
+        round: row.round,
+        scores: row.scores,
+        game: saved.game.map(|g| SavedRound {
+            key: GameKey {
+                id: g.id.into(),
+                seq: g.seq,
+            },
+            game: g.game,
+            accepted: g.accepted,
+        }),
+    };
+    let grace = shared.config.reconnect_grace;
+    let rules = match Rules::recover(saved, grace, Rng::new(seed()), Instant::now()) {
+        Ok(rules) => rules,
+        Err(why) => {
+            tracing::warn!(table = %row.id, why, "skipped an unfinished table that cannot resume");
+            return;
+        }
+    };
+    let live = LiveStatus::new(rules.state().status());
+    let mut table = Table::new(
+        Arc::clone(shared),
+        row.seq,
+        TableId::from(Arc::clone(&row.id)),
+        live.clone(),
+        rules,
+        row.created_ms,
+    );
+    for p in Player::ALL {
+        if let Some(account) = accounts[p].as_ref().filter(|_| row.bot_seat != Some(p)) {
+            account.try_add_table(&row.id, &live, usize::MAX);
+            table.accounts[p] = Some(Arc::clone(account));
+        }
+    }
+    table.lobby_dirty = true;
+    let (tx, rx) = mpsc::channel(QUEUE);
+    shared.register_table(&row.id, TableHandle::new(tx, live));
+    shared.tasks.spawn(table.run(rx));
+}

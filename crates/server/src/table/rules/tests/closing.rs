@@ -1,0 +1,207 @@
+//! Leaving, closing, and resuming after a restart.
+
+use std::time::Duration;
+
+use oxo_core::{BotLevel, ByPlayer, Game, Outcome, Player, Rng, Scores, Square, WinReason};
+use oxo_protocol::{BotSeat, ErrorCode, GameId, TableOptions, TableStatus};
+use tokio::time::Instant;
+
+use super::{Bench, GRACE, alice, bob, carol, ended, mv};
+use crate::table::rules::recover::{Saved, SavedRound};
+use crate::table::rules::{Cmd, Event, GameKey, MoveReq, Reply, Rules, Timer};
+
+// ----- leaving and closing -------------------------------------------------
+
+#[test]
+fn leaving_mid_round_forfeits_and_the_table_waits_for_a_new_opponent() {
+    let mut b = Bench::playing();
+    b.refused(Cmd::Leave { player: &carol() }, ErrorCode::NotSeated);
+    let events = b.ok(Cmd::Leave { player: &bob() });
+    assert_eq!(ended(&events).and_then(|o| o.winner()), Some(Player::X));
+    assert!(events.contains(&Event::Vacated { player: bob() }));
+    assert_eq!(b.status(), TableStatus::Waiting);
+    assert_eq!(b.game().moves().len(), 0, "the last round stays on show");
+    let events = b.ok(Cmd::Join {
+        player: &carol(),
+        seat: None,
+    });
+    assert!(matches!(
+        events[..],
+        [
+            Event::Seated {
+                seat: Player::O,
+                ..
+            },
+            Event::RoundStarted { round: 2, .. }
+        ]
+    ));
+}
+
+#[test]
+fn the_last_person_leaving_closes_the_table_and_then_everything_is_refused() {
+    let mut b = Bench::playing();
+    b.ok(Cmd::Leave { player: &bob() });
+    let events = b.ok(Cmd::Leave { player: &alice() });
+    assert!(events.contains(&Event::Closed));
+    assert_eq!(b.status(), TableStatus::Closed);
+    b.refused(
+        Cmd::Join {
+            player: &carol(),
+            seat: None,
+        },
+        ErrorCode::NoSuchTable,
+    );
+    b.refused(Cmd::Timer(Timer::Close), ErrorCode::NoSuchTable);
+    assert_eq!(b.rules.next_deadline(), None);
+}
+
+#[test]
+fn walking_away_from_a_finished_round_gives_up_the_seat() {
+    let mut b = Bench::playing();
+    b.ok(Cmd::Forfeit { player: &bob() });
+    b.ok(Cmd::Absent { player: &bob() });
+    b.pass(GRACE);
+    let events = b.fire();
+    assert!(events.contains(&Event::Vacated { player: bob() }));
+    assert_eq!(b.status(), TableStatus::Waiting);
+    assert_eq!(b.rules.state().scores().x, 1, "scores stay with the table");
+}
+
+#[test]
+fn a_table_nobody_comes_back_to_closes_and_drops_the_side_to_move() {
+    let mut b = Bench::playing();
+    b.ok(Cmd::Absent { player: &alice() });
+    b.pass(Duration::from_secs(1));
+    b.ok(Cmd::Absent { player: &bob() });
+    b.ok(Cmd::Present { player: &bob() });
+    b.ok(Cmd::Absent { player: &bob() });
+    // Alice's grace ends first: she drops the round.
+    b.pass(GRACE - Duration::from_secs(1));
+    let events = b.fire();
+    assert_eq!(ended(&events).and_then(|o| o.winner()), Some(Player::O));
+    assert_eq!(b.rules.due(b.now), None, "Bob's grace ends a second later");
+    // Bob walks away from the finished round: Alice, away, keeps the
+    // table for a grace period, then it closes.
+    b.pass(Duration::from_secs(1));
+    assert!(b.fire().contains(&Event::Vacated { player: bob() }));
+    assert_eq!(b.status(), TableStatus::Waiting);
+    b.pass(GRACE);
+    assert_eq!(b.fire(), [Event::Closed]);
+    assert_eq!(b.status(), TableStatus::Closed);
+}
+
+#[test]
+fn closing_mid_round_drops_the_side_to_move() {
+    let mut b = Bench::playing();
+    let events = b.ok(Cmd::Timer(Timer::Close));
+    assert_eq!(
+        ended(&events),
+        Some(Outcome::Win {
+            winner: Player::O,
+            reason: WinReason::Dropped
+        })
+    );
+    assert_eq!(events.last(), Some(&Event::Closed));
+}
+
+// ----- recovery ------------------------------------------------------------------
+
+fn saved(status: TableStatus, moves: &[Square]) -> Saved {
+    Saved {
+        options: TableOptions::default(),
+        status,
+        players: ByPlayer {
+            x: Some(alice()),
+            o: Some(bob()),
+        },
+        bot_seat: None,
+        round: 1,
+        scores: Scores::default(),
+        game: Some(SavedRound {
+            key: GameKey {
+                id: GameId::from("g1"),
+                seq: 1,
+            },
+            game: Game::from_moves(Player::X, moves).expect("legal"),
+            accepted: vec![(Player::X, 9, Square::A1)],
+        }),
+    }
+}
+
+#[test]
+fn a_recovered_table_resumes_its_round_with_everyone_away() {
+    let now = Instant::now();
+    let rules = Rules::recover(
+        saved(TableStatus::InProgress, &[Square::A1]),
+        GRACE,
+        Rng::new(1),
+        now,
+    )
+    .expect("resumes");
+    assert_eq!(rules.state().status(), TableStatus::InProgress);
+    assert!(rules.state().human(Player::X).is_some_and(|h| !h.connected));
+    assert_eq!(rules.next_deadline(), Some(now + GRACE));
+    let mut b = Bench {
+        rules,
+        now,
+        games: 1,
+    };
+    let (events, reply) = b
+        .apply(Cmd::Move(MoveReq {
+            conn: 5,
+            ..mv(&alice(), Square::A1, Some(9))
+        }))
+        .expect("a retry of the saved move");
+    assert!(events.is_empty());
+    assert_eq!(
+        reply,
+        Reply::Moved {
+            game_id: GameId::from("g1"),
+            ply: 1
+        }
+    );
+}
+
+#[test]
+fn recovery_turns_a_finished_game_into_a_finished_round_and_refuses_the_impossible() {
+    use Square::*;
+    let won = [A1, B1, A2, B2, A3];
+    let rules = Rules::recover(
+        saved(TableStatus::InProgress, &won),
+        GRACE,
+        Rng::new(1),
+        Instant::now(),
+    )
+    .expect("resumes");
+    assert_eq!(rules.state().status(), TableStatus::RoundOver);
+    let mut no_game = saved(TableStatus::InProgress, &[]);
+    no_game.game = None;
+    assert_eq!(
+        Rules::recover(no_game, GRACE, Rng::new(1), Instant::now()).err(),
+        Some("a round without its game")
+    );
+    let mut free_seat = saved(TableStatus::RoundOver, &[]);
+    free_seat.players.o = None;
+    assert_eq!(
+        Rules::recover(free_seat, GRACE, Rng::new(1), Instant::now()).err(),
+        Some("a round with a free seat")
+    );
+}
+
+#[test]
+fn leaving_a_bot_after_a_round_closes_the_table_and_the_bot_cannot_move_then() {
+    let mut b = Bench::new(TableOptions {
+        bot: Some(BotSeat {
+            level: BotLevel::Easy,
+            think_ms: 0,
+        }),
+        seat: Some(Player::O),
+        ..TableOptions::default()
+    });
+    b.ok(Cmd::Create { creator: &alice() });
+    b.ok(Cmd::Forfeit { player: &alice() });
+    b.refused(Cmd::BotMove { cell: Square::A1 }, ErrorCode::GameOver);
+    let events = b.ok(Cmd::Leave { player: &alice() });
+    assert_eq!(events, [Event::Vacated { player: alice() }, Event::Closed]);
+    assert_eq!(b.status(), TableStatus::Closed);
+}

@@ -1,0 +1,398 @@
+//! The full-screen game's state: which screen shows, the set-up form, the
+//! session, the cursor and the messages.
+//!
+//! Every change is a method named after what the player wants ([`App::play`],
+//! [`App::undo`], [`App::next_round`], ...), with no terminal involved: the
+//! key bindings (`input`) only pick the method, and the drawing (`ui`) only
+//! reads the state. This file holds the state, the screens and the event
+//! loop; `turns` holds the intents of a game in progress.
+
+use std::io;
+use std::time::Duration;
+
+use crossterm::event;
+use oxo_core::Square;
+use ratatui::DefaultTerminal;
+
+use crate::config::Config;
+use crate::form::SetupForm;
+use crate::session::Session;
+use crate::theme::Theme;
+
+mod turns;
+
+/// How long a bot waits before each move when bots play both marks, so that
+/// people can follow the game.
+const BOT_PAUSE: Duration = Duration::from_millis(600);
+
+/// Which screen is showing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Screen {
+    /// The set-up form: names, mode, who starts.
+    Setup,
+    /// The board.
+    Game,
+}
+
+/// A window drawn over the screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Overlay {
+    /// The list of keys (`?`).
+    Help,
+}
+
+/// How a message reads: news, or a refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Tone {
+    /// Something happened: the bot moved, a round began.
+    Info,
+    /// A move or key was refused; nothing changed.
+    Warn,
+}
+
+/// A one-line message under the board, until the next key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Message {
+    /// How it reads.
+    pub(crate) tone: Tone,
+    /// What it says.
+    pub(crate) text: String,
+}
+
+/// A direction to move the cursor in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Direction {
+    /// Towards column `a`.
+    Left,
+    /// Towards column `c`.
+    Right,
+    /// Towards row 1.
+    Up,
+    /// Towards row 3.
+    Down,
+}
+
+/// The state of the full-screen game.
+///
+/// A refused move or key changes nothing but the message, which says why.
+#[derive(Debug)]
+pub(crate) struct App {
+    config: Config,
+    theme: Theme,
+    screen: Screen,
+    form: SetupForm,
+    /// The running session; kept while the set-up screen shows, so that `Esc`
+    /// goes back to it and a new session with the same players keeps its
+    /// scores.
+    session: Option<Session>,
+    cursor: Square,
+    /// A column letter typed (`a`..`c`), waiting for its row digit.
+    column: Option<u8>,
+    overlay: Option<Overlay>,
+    hints: bool,
+    message: Option<Message>,
+    running: bool,
+}
+
+impl App {
+    /// The app for `config`: on the set-up screen if `config.setup`, else in
+    /// round 1 (with the bot's first move played if a bot starts).
+    #[must_use]
+    pub(crate) fn new(config: Config, theme: Theme) -> App {
+        let mut app = App {
+            form: SetupForm::from_config(&config),
+            config,
+            theme,
+            screen: Screen::Setup,
+            session: None,
+            cursor: Square::B2,
+            column: None,
+            overlay: None,
+            hints: false,
+            message: None,
+            running: true,
+        };
+        if !app.config.setup {
+            app.start(app.config.clone());
+        }
+        app
+    }
+
+    /// Runs the game in `terminal` until the player quits: draw (`ui`'s
+    /// `impl Widget for &App`), then wait for a key and hand it to
+    /// `input`'s [`App::handle_event`] (or, in a bots-only game, wait out the
+    /// pause before the next bot move), and again. Setting the terminal up
+    /// and restoring it is the caller's job.
+    ///
+    /// # Errors
+    ///
+    /// The terminal could not be drawn to or read from.
+    pub(crate) fn run(mut self, terminal: &mut DefaultTerminal) -> io::Result<()> {
+        while self.is_running() {
+            terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
+            if self.wants_tick() && !event::poll(BOT_PAUSE)? {
+                self.tick();
+                continue;
+            }
+            self.handle_event(&event::read()?);
+        }
+        Ok(())
+    }
+
+    /// The screen showing.
+    #[must_use]
+    pub(crate) const fn screen(&self) -> Screen {
+        self.screen
+    }
+
+    /// The theme to draw with.
+    #[must_use]
+    pub(crate) const fn theme(&self) -> Theme {
+        self.theme
+    }
+
+    /// The set-up form.
+    #[must_use]
+    pub(crate) const fn form(&self) -> &SetupForm {
+        &self.form
+    }
+
+    /// The set-up form, to change it.
+    pub(crate) fn form_mut(&mut self) -> &mut SetupForm {
+        &mut self.form
+    }
+
+    /// The session, once a game has started.
+    #[must_use]
+    pub(crate) const fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// The cell under the cursor.
+    #[must_use]
+    pub(crate) const fn cursor(&self) -> Square {
+        self.cursor
+    }
+
+    /// The column letter typed and waiting for a row (`0` for `a`).
+    #[must_use]
+    pub(crate) const fn pending_column(&self) -> Option<u8> {
+        self.column
+    }
+
+    /// The window over the screen, if any.
+    #[must_use]
+    pub(crate) const fn overlay(&self) -> Option<Overlay> {
+        self.overlay
+    }
+
+    /// Whether the free cells show their perfect-play values.
+    #[must_use]
+    pub(crate) const fn hints(&self) -> bool {
+        self.hints
+    }
+
+    /// The message under the board.
+    #[must_use]
+    pub(crate) const fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// Whether the app goes on (`false` once the player quit).
+    #[must_use]
+    pub(crate) const fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// Whether the game waits on a bot with bots in both seats: the event
+    /// loop then calls [`App::tick`] after a pause, so people can watch.
+    /// (A bot playing a person answers at once, inside the person's move.)
+    #[must_use]
+    pub(crate) fn wants_tick(&self) -> bool {
+        self.screen == Screen::Game
+            && self
+                .session
+                .as_ref()
+                .is_some_and(|s| s.bots_only() && s.bot_to_move().is_some())
+    }
+
+    /// Lets a bot move in a bots-only game.
+    pub(crate) fn tick(&mut self) {
+        if self.wants_tick() {
+            if let Some(s) = self.session.as_mut() {
+                if let Some(played) = s.bot_move() {
+                    self.cursor = played.square;
+                }
+            }
+        }
+    }
+
+    /// Ends the app.
+    pub(crate) fn quit(&mut self) {
+        self.running = false;
+    }
+
+    /// Starts a new session with `config`'s players, keeping the scores if
+    /// the players are the same as before.
+    fn start(&mut self, config: Config) {
+        let mut session = Session::new(&config);
+        if let Some(previous) = &self.session {
+            session.carry_scores_from(previous);
+        }
+        self.config = config;
+        self.session = Some(session);
+        self.screen = Screen::Game;
+        self.overlay = None;
+        self.column = None;
+        self.cursor = Square::B2;
+        self.announce_round(false);
+        self.answer();
+    }
+
+    /// Starts the game from the set-up form.
+    pub(crate) fn start_from_form(&mut self) {
+        let config = Config {
+            players: self.form.seats(),
+            first: self.form.first,
+            setup: false,
+            ..self.config.clone()
+        };
+        self.start(config);
+    }
+
+    /// Leaves the set-up screen back to the running game, if there is one;
+    /// else quits.
+    pub(crate) fn leave_setup(&mut self) {
+        if self.session.is_some() {
+            self.screen = Screen::Game;
+            self.form = SetupForm::from_config(&self.config);
+        } else {
+            self.quit();
+        }
+    }
+
+    /// Goes back to the set-up screen (`n`). The running game waits there
+    /// until a new one starts.
+    pub(crate) fn open_setup(&mut self) {
+        self.form = SetupForm::from_config(&self.config);
+        self.screen = Screen::Setup;
+        self.overlay = None;
+        self.column = None;
+    }
+
+    /// Shows or hides the list of keys (`?`).
+    pub(crate) fn toggle_help(&mut self) {
+        self.overlay = match self.overlay {
+            Some(Overlay::Help) => None,
+            None => Some(Overlay::Help),
+        };
+    }
+
+    /// Closes the help window.
+    pub(crate) fn close_overlay(&mut self) {
+        self.overlay = None;
+    }
+}
+
+#[cfg(test)]
+impl App {
+    /// A game between `x` and `o` (as [`Config::seated`] seats them), in
+    /// black and white.
+    pub(crate) fn seated(x: &str, o: &str) -> App {
+        App::new(Config::seated(x, o), Theme::MONO)
+    }
+
+    /// The moves of the current game (none before a game starts).
+    pub(crate) fn moves(&self) -> Vec<Square> {
+        self.session()
+            .map(|s| s.game().moves().to_vec())
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::Square::*;
+    use oxo_core::{Player, Starter};
+
+    use super::*;
+    use crate::form::Field;
+
+    #[test]
+    fn set_up_then_play() {
+        let mut app = App::new(Config::default(), Theme::MONO);
+        assert_eq!(app.screen(), Screen::Setup);
+        assert!(app.session().is_none());
+        let form = app.form_mut();
+        form.focus = Field::Name(Player::X);
+        form.names.x.clear();
+        for c in "Alice".chars() {
+            assert!(form.type_char(c));
+        }
+        form.focus_next(true);
+        form.focus_next(true);
+        assert_eq!(form.focus, Field::First);
+        form.cycle(true);
+        assert_eq!(form.first, Starter::X);
+        app.start_from_form();
+        assert_eq!(app.screen(), Screen::Game);
+        let s = app.session().expect("started");
+        assert_eq!(s.label(Player::X), "Alice (X)");
+        assert_eq!(s.label(Player::O), "Player 2 (O)");
+        assert_eq!(app.config.first, Starter::X);
+    }
+
+    #[test]
+    fn rounds_restart_and_new_setup() {
+        let mut app = App::seated("A", "B");
+        for sq in [A1, B1, A2, B2, A3] {
+            app.play(sq);
+        }
+        app.confirm(); // next round
+        let s = app.session().expect("session");
+        assert_eq!(s.round(), 2);
+        assert_eq!(s.scores().x, 1);
+        app.play(C3);
+        app.restart();
+        assert!(app.moves().is_empty());
+        assert!(
+            app.message()
+                .is_some_and(|m| m.text == "Round 2 restarted: A (X) starts")
+        );
+        app.next_round();
+        assert!(app.message().is_some_and(|m| m.tone == Tone::Warn));
+        app.open_setup();
+        assert_eq!(app.screen(), Screen::Setup);
+        app.leave_setup();
+        assert_eq!(app.screen(), Screen::Game);
+        app.open_setup();
+        app.start_from_form();
+        let s = app.session().expect("session");
+        assert_eq!(s.scores().x, 1, "same players keep their scores");
+        assert!(app.is_running());
+        app.quit();
+        assert!(!app.is_running());
+    }
+
+    #[test]
+    fn bot_vs_bot_ticks() {
+        let mut app = App::seated("bot:perfect", "bot:random");
+        assert!(app.wants_tick());
+        for _ in 0..9 {
+            app.tick();
+        }
+        assert!(!app.wants_tick());
+        assert!(app.session().is_some_and(|s| s.game().is_over()));
+    }
+
+    #[test]
+    fn hints_and_help_toggle() {
+        let mut app = App::seated("A", "B");
+        app.toggle_hints();
+        assert!(app.hints());
+        app.toggle_help();
+        assert_eq!(app.overlay(), Some(Overlay::Help));
+        app.close_overlay();
+        assert_eq!(app.overlay(), None);
+    }
+}

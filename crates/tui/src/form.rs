@@ -1,0 +1,213 @@
+//! The set-up screen's form: who plays (two people, or a person and a bot
+//! of some level), their names, and who starts each round.
+//!
+//! It owns the choices only; the app turns them into a [`Config`] when the
+//! game starts, and the drawing lives in `ui::setup`.
+
+use oxo_core::{BotLevel, ByPlayer, Player, Starter};
+use oxo_protocol::limits::MAX_NAME_CHARS;
+
+use crate::config::{Config, DEFAULT_NAMES, Seat, check_name};
+
+/// Who the person at the keyboard plays against, on the set-up screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Opponent {
+    /// Another person at the same keyboard.
+    Person,
+    /// A bot.
+    Bot,
+}
+
+/// A field of the set-up form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Field {
+    /// Two people or against a bot.
+    Mode,
+    /// The bot's strength.
+    Level,
+    /// Which mark the bot plays.
+    BotSide,
+    /// The name of the person playing this mark.
+    Name(Player),
+    /// Who starts each round.
+    First,
+    /// The start button.
+    Start,
+}
+
+/// The set-up form. It starts from the last [`Config`], so `n` brings back
+/// the choices of the running game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SetupForm {
+    /// Two people or against a bot.
+    pub(crate) opponent: Opponent,
+    /// The bot's strength.
+    pub(crate) level: BotLevel,
+    /// The mark the bot plays.
+    pub(crate) bot_side: Player,
+    /// The names typed so far for each mark (the bot's is not used).
+    pub(crate) names: ByPlayer<String>,
+    /// Who starts each round.
+    pub(crate) first: Starter,
+    /// The field with the focus.
+    pub(crate) focus: Field,
+}
+
+impl SetupForm {
+    /// The form showing `config`'s choices.
+    #[must_use]
+    pub(crate) fn from_config(config: &Config) -> SetupForm {
+        let human_name = |seat: &Seat, p: Player| match seat {
+            Seat::Human(name) => name.clone(),
+            Seat::Bot(_) => DEFAULT_NAMES[p].to_owned(),
+        };
+        let names = ByPlayer::new_with(|p| human_name(&config.players[p], p));
+        let (opponent, level, bot_side) = match (&config.players.x, &config.players.o) {
+            (Seat::Human(_), Seat::Human(_)) => (Opponent::Person, BotLevel::Perfect, Player::O),
+            (Seat::Bot(level), Seat::Human(_)) => (Opponent::Bot, *level, Player::X),
+            (_, Seat::Bot(level)) => (Opponent::Bot, *level, Player::O),
+        };
+        SetupForm {
+            opponent,
+            level,
+            bot_side,
+            names,
+            first: config.first,
+            focus: Field::Mode,
+        }
+    }
+
+    /// The fields shown for the chosen mode, top to bottom.
+    #[must_use]
+    pub(crate) fn fields(&self) -> Vec<Field> {
+        match self.opponent {
+            Opponent::Person => vec![
+                Field::Mode,
+                Field::Name(Player::X),
+                Field::Name(Player::O),
+                Field::First,
+                Field::Start,
+            ],
+            Opponent::Bot => vec![
+                Field::Mode,
+                Field::Level,
+                Field::BotSide,
+                Field::Name(!self.bot_side),
+                Field::First,
+                Field::Start,
+            ],
+        }
+    }
+
+    /// Moves the focus to the next field (`forward`) or the previous one,
+    /// wrapping around.
+    pub(crate) fn focus_next(&mut self, forward: bool) {
+        self.focus = step(&self.fields(), self.focus, forward);
+    }
+
+    /// Changes the focused choice to the next (`forward`) or previous option;
+    /// does nothing on a name or the start button.
+    pub(crate) fn cycle(&mut self, forward: bool) {
+        match self.focus {
+            Field::Mode => {
+                self.opponent = match self.opponent {
+                    Opponent::Person => Opponent::Bot,
+                    Opponent::Bot => Opponent::Person,
+                };
+            }
+            Field::Level => self.level = step(&BotLevel::ALL, self.level, forward),
+            Field::BotSide => self.bot_side = !self.bot_side,
+            Field::First => self.first = step(&Starter::ALL, self.first, forward),
+            Field::Name(_) | Field::Start => {}
+        }
+    }
+
+    /// Types `c` into the focused name (up to [`MAX_NAME_CHARS`] characters,
+    /// no control characters). Returns whether a name took it.
+    pub(crate) fn type_char(&mut self, c: char) -> bool {
+        let Field::Name(p) = self.focus else {
+            return false;
+        };
+        let name = &mut self.names[p];
+        if !c.is_control() && name.chars().count() < MAX_NAME_CHARS {
+            name.push(c);
+        }
+        true
+    }
+
+    /// Deletes the last character of the focused name.
+    pub(crate) fn backspace(&mut self) {
+        if let Field::Name(p) = self.focus {
+            self.names[p].pop();
+        }
+    }
+
+    /// The seats chosen: empty names become `Player 1` / `Player 2`.
+    #[must_use]
+    pub(crate) fn seats(&self) -> ByPlayer<Seat> {
+        ByPlayer::new_with(|p| {
+            if self.opponent == Opponent::Bot && p == self.bot_side {
+                Seat::Bot(self.level)
+            } else {
+                Seat::Human(
+                    check_name(&self.names[p]).unwrap_or_else(|_| DEFAULT_NAMES[p].to_owned()),
+                )
+            }
+        })
+    }
+}
+
+/// The option after `now` in `all` (`forward`) or before it, wrapping
+/// around; the first one if `now` is not among them.
+fn step<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T {
+    let n = all.len();
+    let at = all.iter().position(|&x| x == now).unwrap_or(0);
+    all[if forward {
+        (at + 1) % n
+    } else {
+        (at + n - 1) % n
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_against_a_bot() {
+        let mut form = SetupForm::from_config(&Config::default());
+        assert_eq!(form.fields().len(), 5);
+        form.cycle(true);
+        assert_eq!(form.opponent, Opponent::Bot);
+        assert_eq!(
+            form.fields(),
+            vec![
+                Field::Mode,
+                Field::Level,
+                Field::BotSide,
+                Field::Name(Player::X),
+                Field::First,
+                Field::Start
+            ]
+        );
+        form.focus = Field::Level;
+        form.cycle(false);
+        assert_eq!(form.level, BotLevel::Medium);
+        form.focus = Field::BotSide;
+        form.cycle(true);
+        form.focus = Field::Name(Player::O);
+        form.names.o = "  ".into();
+        assert!(form.type_char('\u{7}'));
+        assert_eq!(form.names.o, "  ", "control characters are not typed");
+        let seats = form.seats();
+        assert_eq!(seats.x, Seat::Bot(BotLevel::Medium));
+        assert_eq!(seats.o, Seat::Human("Player 2".into()));
+        // Names stop at the limit.
+        for _ in 0..40 {
+            form.type_char('z');
+        }
+        assert_eq!(form.names.o.chars().count(), MAX_NAME_CHARS);
+        form.backspace();
+        assert_eq!(form.names.o.chars().count(), MAX_NAME_CHARS - 1);
+    }
+}

@@ -1,0 +1,203 @@
+//! The board: grid lines, row and column labels, and the cells with their
+//! marks (big glyphs in the larger sizes), the cursor, the winning line and
+//! the perfect-play values.
+
+use oxo_core::{Bitboard, Player, Square, Value};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+use crate::session::Session;
+use crate::theme::Theme;
+
+/// How big the board is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Size {
+    /// 13×5 cells with 9×5 marks.
+    Large,
+    /// 9×3 cells with 5×3 marks.
+    Medium,
+    /// 5×1 cells with one-letter marks.
+    Small,
+}
+
+impl Size {
+    pub(super) const fn cell(self) -> (u16, u16) {
+        match self {
+            Size::Large => (13, 5),
+            Size::Medium => (9, 3),
+            Size::Small => (5, 1),
+        }
+    }
+
+    /// The board with its grid lines and its row and column labels.
+    pub(super) const fn labelled(self) -> (u16, u16) {
+        let (w, h) = self.cell();
+        (3 * w + 4 + 2, 3 * h + 4 + 1)
+    }
+
+    pub(super) fn glyph(self, player: Player) -> &'static [&'static str] {
+        match (self, player) {
+            (Size::Large, Player::X) => &[
+                "╲       ╱",
+                "  ╲   ╱  ",
+                "    ╳    ",
+                "  ╱   ╲  ",
+                "╱       ╲",
+            ],
+            (Size::Large, Player::O) => &[
+                "  ╭───╮  ",
+                " ╱     ╲ ",
+                "│       │",
+                " ╲     ╱ ",
+                "  ╰───╯  ",
+            ],
+            (Size::Medium, Player::X) => &["╲   ╱", "  ╳  ", "╱   ╲"],
+            (Size::Medium, Player::O) => &["╭───╮", "│   │", "╰───╯"],
+            (Size::Small, Player::X) => &["X"],
+            (Size::Small, Player::O) => &["O"],
+        }
+    }
+}
+
+/// Everything the cells need to know to draw themselves.
+pub(super) struct CellView {
+    pub(super) cursor: Option<Square>,
+    pub(super) win: Bitboard,
+    pub(super) over: bool,
+    pub(super) values: [Option<Value>; 9],
+}
+
+pub(super) fn render_board(
+    s: &Session,
+    view: &CellView,
+    size: Size,
+    area: Rect,
+    theme: Theme,
+    buf: &mut Buffer,
+) {
+    let (cw, ch) = size.cell();
+    let (bw, bh) = size.labelled();
+    if area.width < bw || area.height < bh {
+        return;
+    }
+    let gx = area.x + 2; // the grid, right of the row labels
+    let gy = area.y + 1; // below the column labels
+    let border = theme.border();
+    let dim = theme.dim();
+
+    // Column labels and row labels.
+    for i in 0..3u16 {
+        let label = char::from(b'a' + i as u8).to_string();
+        buf.set_string(gx + 1 + i * (cw + 1) + cw / 2, area.y, label, dim);
+        let row = char::from(b'1' + i as u8).to_string();
+        buf.set_string(area.x, gy + 1 + i * (ch + 1) + ch / 2, row, dim);
+    }
+
+    // Grid lines.
+    let horizontal = |left: &str, mid: &str, right: &str| {
+        let seg = "─".repeat(usize::from(cw));
+        format!("{left}{seg}{mid}{seg}{mid}{seg}{right}")
+    };
+    buf.set_string(gx, gy, horizontal("╭", "┬", "╮"), border);
+    for r in 0..3u16 {
+        let top = gy + 1 + r * (ch + 1);
+        for dy in 0..ch {
+            for c in 0..4u16 {
+                buf.set_string(gx + c * (cw + 1), top + dy, "│", border);
+            }
+        }
+        let sep = if r < 2 {
+            horizontal("├", "┼", "┤")
+        } else {
+            horizontal("╰", "┴", "╯")
+        };
+        buf.set_string(gx, top + ch, sep, border);
+    }
+
+    // Cells.
+    for sq in Square::ALL {
+        let rect = Rect::new(
+            gx + 1 + u16::from(sq.column()) * (cw + 1),
+            gy + 1 + u16::from(sq.row()) * (ch + 1),
+            cw,
+            ch,
+        );
+        render_cell(s, view, size, sq, rect, theme, buf);
+    }
+}
+
+fn render_cell(
+    s: &Session,
+    view: &CellView,
+    size: Size,
+    sq: Square,
+    rect: Rect,
+    theme: Theme,
+    buf: &mut Buffer,
+) {
+    let winning = view.win.contains(sq);
+    if winning {
+        buf.set_style(rect, theme.win());
+    } else if view.cursor == Some(sq) {
+        buf.set_style(rect, theme.cursor());
+    }
+    let centered = |text: &str, row: u16| {
+        let w = text.chars().count() as u16;
+        (rect.x + rect.width.saturating_sub(w) / 2, rect.y + row)
+    };
+    match s.game().position().board().get(sq) {
+        Some(player) => {
+            let mut style = if winning {
+                theme.win()
+            } else {
+                theme.mark(player)
+            };
+            if view.over && !view.win.is_empty() && !winning {
+                style = style.add_modifier(Modifier::DIM);
+            }
+            for (row, line) in size.glyph(player).iter().enumerate() {
+                let (x, y) = centered(line, row as u16);
+                // Spaces keep the background of the cell (cursor or win).
+                for (i, c) in line.chars().enumerate() {
+                    if c != ' ' {
+                        buf.set_string(x + i as u16, y, c.to_string(), style);
+                    }
+                }
+            }
+        }
+        None if view.over => {}
+        None => {
+            let mid = rect.height / 2;
+            match view.values[usize::from(sq.index())] {
+                Some(value) => {
+                    let text = match size {
+                        Size::Small => short_value(value),
+                        Size::Medium | Size::Large => value.to_string(),
+                    };
+                    let (x, y) = centered(&text, mid);
+                    buf.set_string(x, y, text, theme.value(value));
+                }
+                None => {
+                    let text = sq.number().to_string();
+                    let (x, y) = centered(&text, mid);
+                    let style = if view.cursor == Some(sq) {
+                        Style::new().add_modifier(Modifier::BOLD)
+                    } else {
+                        theme.dim()
+                    };
+                    buf.set_string(x, y, text, style);
+                }
+            }
+        }
+    }
+}
+
+/// A value in at most three characters: `W3`, `D`, `L2`.
+fn short_value(value: Value) -> String {
+    match value {
+        Value::Win(n) => format!("W{n}"),
+        Value::Draw(_) => "D".to_owned(),
+        Value::Loss(n) => format!("L{n}"),
+    }
+}

@@ -1,0 +1,189 @@
+//! The game screen: the board with the scoreboard panel beside it (or a
+//! one-line scoreboard under it when the terminal is narrow), and the status
+//! lines under the board. The layout picks the largest board that fits.
+
+use oxo_core::{Bitboard, Player};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::board::{CellView, Size, render_board};
+use super::panel::render_panel;
+use crate::app::{App, Tone};
+use crate::session::Session;
+use crate::theme::Theme;
+
+/// Width of the scoreboard panel beside the board.
+const PANEL_WIDTH: u16 = 30;
+/// Columns between the board and the panel.
+const PANEL_GAP: u16 = 4;
+
+/// Where the parts of the game screen go.
+struct GameLayout {
+    size: Size,
+    /// The board with its labels.
+    board: Rect,
+    /// The scoreboard panel, or `None` for a one-line scoreboard.
+    panel: Option<Rect>,
+    /// The status lines (and the one-line scoreboard), centred under the
+    /// board.
+    status_y: u16,
+    /// The horizontal centre of the board.
+    center_x: u16,
+}
+
+fn game_layout(body: Rect) -> GameLayout {
+    let options = [
+        (Size::Large, true),
+        (Size::Medium, true),
+        (Size::Large, false),
+        (Size::Medium, false),
+        (Size::Small, true),
+        (Size::Small, false),
+    ];
+    let fits = |size: Size, panel: bool| {
+        let (w, h) = size.labelled();
+        let w = if panel {
+            w + PANEL_GAP + PANEL_WIDTH
+        } else {
+            w
+        };
+        let h = h + 2 + u16::from(!panel);
+        w <= body.width && h <= body.height
+    };
+    let (size, panel) = options
+        .into_iter()
+        .find(|&(size, panel)| fits(size, panel))
+        .unwrap_or((Size::Small, false));
+    let (bw, bh) = size.labelled();
+    let group_w = if panel {
+        bw + PANEL_GAP + PANEL_WIDTH
+    } else {
+        bw
+    };
+    let lines_below = 2 + u16::from(!panel);
+    let gap = u16::from(bh + lines_below < body.height);
+    let group_h = bh + gap + lines_below;
+    let x = body.x + body.width.saturating_sub(group_w) / 2;
+    let y = body.y + body.height.saturating_sub(group_h) / 2;
+    let board = Rect::new(x, y, bw, bh).intersection(body);
+    let panel = panel.then(|| {
+        Rect::new(x + bw + PANEL_GAP, y + 1, PANEL_WIDTH, bh.saturating_sub(1)).intersection(body)
+    });
+    GameLayout {
+        size,
+        board,
+        panel,
+        status_y: y + bh + gap,
+        center_x: x + bw / 2 + 1,
+    }
+}
+
+pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let layout = game_layout(body);
+    let game = s.game();
+    let outcome = game.outcome();
+    let mut values = [None; 9];
+    if app.hints() {
+        for h in s.hints() {
+            values[usize::from(h.square.index())] = Some(h.value);
+        }
+    }
+    let view = CellView {
+        cursor: s.human_to_move().map(|_| app.cursor()),
+        win: outcome.map_or(Bitboard::EMPTY, |o| o.cells()),
+        over: game.is_over(),
+        values,
+    };
+    render_board(s, &view, layout.size, layout.board, theme, buf);
+    if let Some(panel) = layout.panel {
+        render_panel(s, panel, theme, buf);
+    }
+
+    // Status: whose turn or the result, then the message.
+    let status = status_line(s, theme);
+    let message = message_line(app, s, theme);
+    let mut lines = vec![status, message];
+    if layout.panel.is_none() {
+        lines.push(score_line(s, theme));
+    }
+    for (i, line) in lines.into_iter().enumerate() {
+        let y = layout.status_y + i as u16;
+        if y >= body.bottom() {
+            break;
+        }
+        let w = (line.width() as u16).min(body.width);
+        let x = layout
+            .center_x
+            .saturating_sub(w / 2)
+            .clamp(body.x, body.right().saturating_sub(w));
+        line.render(Rect::new(x, y, w, 1), buf);
+    }
+}
+
+fn status_line(s: &Session, theme: Theme) -> Line<'static> {
+    let game = s.game();
+    match game.outcome() {
+        Some(outcome) => match outcome.winner() {
+            Some(winner) => Line::from(vec![
+                Span::styled(
+                    format!("{} wins!", s.label(winner)),
+                    theme.result(Some(winner)),
+                ),
+                Span::styled(format!("  ({})", outcome.cells()), theme.dim()),
+            ]),
+            None => Line::styled("Draw! Nobody wins this round", theme.result(None)),
+        },
+        None => {
+            let player = game.position().turn();
+            let verb = if s.is_bot(player) {
+                " is thinking…"
+            } else {
+                " to move"
+            };
+            Line::from(vec![
+                Span::styled(
+                    s.name(player).to_owned(),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(" ("),
+                Span::styled(player.to_string(), theme.mark(player)),
+                Span::raw(")"),
+                Span::raw(verb),
+            ])
+        }
+    }
+}
+
+fn message_line(app: &App, s: &Session, theme: Theme) -> Line<'static> {
+    if let Some(col) = app.pending_column() {
+        let letter = char::from(b'a' + col);
+        return Line::styled(format!("{letter}… now the row: 1, 2 or 3"), theme.info());
+    }
+    match app.message() {
+        Some(m) if m.tone == Tone::Warn => Line::styled(m.text.clone(), theme.warn()),
+        _ if s.game().is_over() => {
+            Line::styled("Enter: next round · r: replay · n: new game", theme.info())
+        }
+        Some(m) => Line::styled(m.text.clone(), theme.info()),
+        None if app.hints() => Line::styled(
+            "Each free cell shows its value with perfect play",
+            theme.info(),
+        ),
+        None => Line::default(),
+    }
+}
+
+fn score_line(s: &Session, theme: Theme) -> Line<'static> {
+    let scores = s.scores();
+    Line::from(vec![
+        Span::styled(Player::X.to_string(), theme.mark(Player::X)),
+        Span::raw(format!(" {} {}  ", s.name(Player::X), scores.x)),
+        Span::styled(Player::O.to_string(), theme.mark(Player::O)),
+        Span::raw(format!(" {} {}  ", s.name(Player::O), scores.o)),
+        Span::styled(format!("draws {}", scores.draws), theme.dim()),
+    ])
+}

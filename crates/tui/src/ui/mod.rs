@@ -1,0 +1,106 @@
+//! Drawing: `impl Widget for &App`, one `render_*` helper per part of the
+//! screen, one file per screen. Nothing here changes the app.
+//!
+//! The title bar and the footer frame every screen; between them goes the
+//! set-up form (`setup`) or the game (`game`: the `board`, the scoreboard
+//! `panel` and the status lines), and the `help` window goes over either.
+//! Below [`MIN_WIDTH`]×[`MIN_HEIGHT`] the screen only says that the terminal
+//! is too small.
+
+use oxo_core::Player;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+use crate::app::{App, Overlay, Screen};
+use crate::text::truncate;
+use crate::theme::Theme;
+
+use footer::render_footer;
+use game::render_game;
+use help::render_help;
+use setup::render_setup;
+
+mod board;
+mod footer;
+mod game;
+mod help;
+mod panel;
+mod setup;
+#[cfg(test)]
+mod tests;
+mod widgets;
+
+/// The smallest terminal width the game draws in.
+const MIN_WIDTH: u16 = 32;
+/// The smallest terminal height the game draws in.
+const MIN_HEIGHT: u16 = 14;
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            render_too_small(area, buf, self.theme());
+            return;
+        }
+        let [title, body, footer] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        render_title(self, title, buf);
+        match self.screen() {
+            Screen::Setup => render_setup(self.form(), self.theme(), body, buf),
+            Screen::Game => {
+                if let Some(session) = self.session() {
+                    render_game(self, session, body, buf);
+                }
+            }
+        }
+        render_footer(self, footer, buf);
+        if self.overlay() == Some(Overlay::Help) {
+            render_help(self.theme(), area, buf);
+        }
+    }
+}
+
+fn render_too_small(area: Rect, buf: &mut Buffer, theme: Theme) {
+    let text = vec![
+        Line::styled("Terminal too small", theme.warn()),
+        Line::from(format!(
+            "need {MIN_WIDTH}×{MIN_HEIGHT}, have {}×{}",
+            area.width, area.height
+        )),
+        Line::styled("enlarge it, or press q", theme.dim()),
+    ];
+    let height = (text.len() as u16).min(area.height);
+    let y = area.y + area.height.saturating_sub(height) / 2;
+    Paragraph::new(text)
+        .alignment(Alignment::Center)
+        .wrap(Wrap { trim: true })
+        .render(Rect::new(area.x, y, area.width, height), buf);
+}
+
+fn render_title(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    buf.set_style(area, theme.title_bar());
+    let (subtitle, right) = match (app.screen(), app.session()) {
+        (Screen::Game, Some(s)) => (
+            format!("· {} vs {}", s.label(Player::X), s.label(Player::O)),
+            format!("Round {} ", s.round()),
+        ),
+        _ => ("· tic-tac-toe".to_owned(), "New game ".to_owned()),
+    };
+    let right_width = right.chars().count() as u16;
+    let room = usize::from(area.width.saturating_sub(right_width + 6));
+    Line::from(vec![
+        Span::styled(" oxo ", theme.title_bar().add_modifier(Modifier::BOLD)),
+        Span::raw(truncate(&subtitle, room)),
+    ])
+    .render(area, buf);
+    Line::from(right)
+        .alignment(Alignment::Right)
+        .render(area, buf);
+}
