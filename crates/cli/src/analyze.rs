@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use oxo_core::{Player, Position, Square, solver};
+use oxo_core::{Position, solver};
 
 /// Arguments of `oxo analyze`.
 #[derive(Debug, Args)]
@@ -27,21 +27,7 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 
 /// The text `oxo analyze` prints for `position`.
 pub(crate) fn report(position: &Position) -> String {
-    let mut out = String::new();
-    for row in 0..3u8 {
-        let cells: Vec<String> = (0..3u8)
-            .filter_map(|col| Square::from_coords(col, row))
-            .map(|sq| {
-                position
-                    .board()
-                    .get(sq)
-                    .map_or('.', Player::char)
-                    .to_string()
-            })
-            .collect();
-        let _ = writeln!(out, "{}  {}", row + 1, cells.join(" "));
-    }
-    let _ = writeln!(out, "   a b c");
+    let mut out = position.board().diagram();
     let _ = writeln!(out);
     let turn = position.turn();
     match position.outcome() {

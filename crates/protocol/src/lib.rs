@@ -25,6 +25,7 @@ mod api;
 mod client;
 mod error;
 mod ids;
+mod options;
 mod server;
 mod table;
 
@@ -36,6 +37,7 @@ pub use api::{
 pub use client::{ClientMsg, Request, peek_id};
 pub use error::ErrorCode;
 pub use ids::{GameId, PlayerId, TableId};
+pub use options::OptionsError;
 pub use server::ServerMsg;
 pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
 

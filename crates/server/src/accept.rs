@@ -9,7 +9,7 @@
 //! ([`Config::handshake_timeout`](crate::Config::handshake_timeout)), which
 //! runs from the moment a connection is accepted, and again while a
 //! kept-alive connection waits for its next request. Once a connection is a
-//! WebSocket, the session's idle timeout takes over.
+//! WebSocket, the connection's idle timeout takes over.
 
 use std::io;
 use std::pin::pin;
@@ -33,8 +33,8 @@ const SEND_BUFFER: usize = 32 * 1024;
 
 /// Serves `app` on `listener` until `shutdown` is cancelled; then stops
 /// accepting, lets requests in flight finish (for at most `drain`) and
-/// returns. Upgraded WebSockets are not waited for here: their sessions are
-/// tracked by the state's task tracker.
+/// returns. Upgraded WebSockets are not waited for here: their connections
+/// are tracked by the state's task tracker.
 pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,

@@ -27,7 +27,7 @@ use crate::live::LiveStatus;
 pub(crate) struct Account {
     /// Public id, shown to others.
     pub(crate) id: Arc<str>,
-    /// SHA-256 of the session token.
+    /// SHA-256 of the player's token.
     pub(crate) token_hash: TokenHash,
     /// Display name; short lock, never held across `.await`.
     name: Mutex<Arc<str>>,

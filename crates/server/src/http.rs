@@ -17,9 +17,9 @@
 //!
 //! # Who is asking
 //!
-//! The game routes may carry the client's session token in
-//! `Authorization: Bearer <token>` (never in the URL, where it would end up
-//! in logs and histories). A valid token makes the request that player's:
+//! The game routes may carry the player's token (the protocol's "session
+//! token") in `Authorization: Bearer <token>` (never in the URL, where it
+//! would end up in logs and histories). A valid token makes the request that player's:
 //! they see their own games at private tables in lists, and those games'
 //! `table_id`. A malformed or unknown token gets 401; no header is an
 //! anonymous request.
@@ -31,13 +31,13 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use oxo_core::{Event, Position, solver};
+use oxo_core::{Position, solver};
 use oxo_protocol::{AnalyzeResponse, GameRecord, LobbyTable, LogSlice, MoveAnalysis};
 
 use crate::error::ServerError;
 use crate::ids::{hash_token, is_token_shaped};
 use crate::state::AppState;
-use crate::store;
+use crate::store::{self, GamesQuery};
 
 /// The most games `GET /api/games` returns.
 const MAX_GAMES: u32 = 100;
@@ -130,11 +130,7 @@ async fn asker(state: &AppState, headers: &HeaderMap) -> Result<Option<String>, 
     if let Some(account) = state.shared.accounts.get(&hash) {
         return Ok(Some(account.id.to_string()));
     }
-    let row = state
-        .shared
-        .store
-        .read(move |c| store::player_by_token(c, hash))
-        .await?;
+    let row = state.shared.store.player_by_token(hash).await?;
     match row {
         Some(row) => Ok(Some(row.id)),
         None => Err(ApiError::Unauthorized("unknown session token".into())),
@@ -203,11 +199,12 @@ pub(crate) async fn games(
     {
         return Err(ApiError::BadRequest("player must be a player id".into()));
     }
-    let games = state
-        .shared
-        .store
-        .read(move |c| store::recent_games(c, player.as_deref(), asker.as_deref(), limit))
-        .await?;
+    let query = GamesQuery {
+        player,
+        asker,
+        limit,
+    };
+    let games = state.shared.store.recent_games(query).await?;
     Ok(Json(games).into_response())
 }
 
@@ -216,11 +213,10 @@ async fn record(state: &AppState, id: String, headers: &HeaderMap) -> Result<Gam
     if id.len() > 64 {
         return Err(ApiError::NotFound(format!("no game has the id {id:.64}")));
     }
-    let lookup = id.clone();
     state
         .shared
         .store
-        .read(move |c| store::game_record(c, &lookup, asker.as_deref()))
+        .game_record(&id, asker.as_deref())
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no game has the id {id}")))
 }
@@ -244,18 +240,9 @@ pub(crate) async fn game_log(
     let start = param::<usize>(&params, "start", "a whole number")?;
     let end = param::<usize>(&params, "end", "a whole number")?;
     let record = record(&state, id, &headers).await?;
-    let mut events = Vec::with_capacity(record.moves.len() + 2);
-    events.push(Event::Start {
-        first: record.first,
-    });
-    events.extend(record.moves.iter().map(|m| Event::Move {
-        player: m.player,
-        square: m.cell,
-    }));
-    if let Some(outcome) = record.outcome {
-        events.push(Event::End { outcome });
-    }
-    let total = events.len();
+    let moves = record.moves.iter().map(|m| (m.player, m.cell));
+    let log = store::replay(&record.id, record.first, moves, record.outcome)?.log();
+    let total = log.len();
     let start = start.unwrap_or(0);
     let end = end.unwrap_or(total);
     if start > end {
@@ -269,7 +256,7 @@ pub(crate) async fn game_log(
         total,
         start,
         end,
-        events: events[start..end].to_vec(),
+        events: log.slice(start..end).to_vec(),
     }))
 }
 

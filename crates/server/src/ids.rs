@@ -1,11 +1,11 @@
-//! Random identifiers, session tokens and time stamps.
+//! Random identifiers, player tokens and time stamps.
 //!
 //! Table and player ids are 128 random bits written as 32 lowercase hex
 //! digits: unguessable, so a private table's id is its only key. Game ids
 //! are as long, but begin with the game's sequence number (see
-//! [`new_game_id`]). Session
-//! tokens are 256 random bits (64 hex digits); the server keeps only their
-//! SHA-256, so a copy of the database does not let anyone sit in a seat.
+//! [`new_game_id`]). A player's token (the protocol's "session token") is
+//! 256 random bits (64 hex digits); the server keeps only its SHA-256, so a
+//! copy of the database does not let anyone sit in a seat.
 //! All randomness comes from `rand::rng()`, a CSPRNG seeded by the OS.
 
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
-/// The SHA-256 of a session token.
+/// The SHA-256 of a player's token.
 pub(crate) type TokenHash = [u8; 32];
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -41,7 +41,7 @@ pub(crate) fn new_game_id(seq: i64) -> Arc<str> {
     Arc::from(format!("{seq:016x}{random:016x}"))
 }
 
-/// A new session token (256 random bits as 64 hex digits) and its hash.
+/// A new player token (256 random bits as 64 hex digits) and its hash.
 pub(crate) fn new_token() -> (String, TokenHash) {
     let bytes: [u8; 32] = rand::random();
     let token = hex(&bytes);

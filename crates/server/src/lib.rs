@@ -14,13 +14,19 @@
 //! - `table`: one actor task per table owns its game, seats, spectators,
 //!   scores and timers (move clock, reconnect grace, bot delay).
 //! - `transport`: one reader and one writer task per connection: the
-//!   socket, its deadlines and the close handshake.
-//! - `session`: the protocol side of a connection: limits, `hello`,
-//!   routing to tables.
-//! - `store`: SQLite with a dedicated writer thread and group commit.
+//!   socket, its deadlines and the close handshake; `accept` is the accept
+//!   loop, `close` the close codes.
+//! - `client`: the protocol side of a connection: limits, `hello`,
+//!   routing to tables; `local` runs one in process, without a socket.
+//! - `store`: storage behind the `Store` trait; SQLite with a dedicated
+//!   writer thread and group commit, and an in-memory store for tests.
 //! - `lobby`: public tables and their watchers, updates debounced.
 //! - `http`, `assets`, `metrics`: the HTTP side; `explain` judges a whole
 //!   game's moves with the solver (`GET /api/analyze/game`).
+//! - `state` holds what they share, as leaf parts (`conn`, `accounts`,
+//!   `rate`, `live`, ...); `boot` composes them at start and stops them
+//!   at the end. No module imports one that imports it back (the
+//!   `modules` test of `tests/server` checks).
 //!
 //! # Examples
 //!
@@ -41,6 +47,9 @@
 mod accept;
 mod accounts;
 mod assets;
+mod boot;
+mod client;
+mod close;
 mod config;
 mod conn;
 mod error;
@@ -52,7 +61,6 @@ mod lobby;
 mod local;
 mod metrics;
 mod rate;
-mod session;
 mod state;
 mod store;
 mod table;

@@ -8,12 +8,13 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use oxo_protocol::{LobbyTable, ServerMsg, TableStatus};
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 use crate::conn::{Outbox, encode};
-use crate::state::Shared;
 
 #[derive(Debug, Default)]
 struct Inner {
@@ -89,20 +90,28 @@ impl Lobby {
     }
 }
 
-/// Sends the lobby to its watchers after each burst of changes.
-pub(crate) async fn run(shared: Arc<Shared>) {
+/// Sends the lobby to its watchers after each burst of changes: waits
+/// `debounce` after a change, then sends one `lobby` message of at most
+/// `max_tables` tables. Stops when `shutdown` is cancelled.
+pub(crate) async fn run(
+    lobby: Arc<Lobby>,
+    debounce: Duration,
+    max_tables: usize,
+    shutdown: CancellationToken,
+) {
     loop {
         tokio::select! {
-            () = shared.shutdown.cancelled() => return,
-            () = shared.lobby.changed.notified() => {}
+            () = shutdown.cancelled() => return,
+            () = lobby.changed.notified() => {}
         }
-        tokio::time::sleep(shared.config.lobby_debounce).await;
-        let watchers = shared.lobby.lock().watchers.clone();
+        tokio::time::sleep(debounce).await;
+        let watchers = lobby.lock().watchers.clone();
         if watchers.is_empty() {
             continue;
         }
-        let tables = shared.lobby.snapshot(shared.config.lobby_max_tables);
-        let frame = encode(&ServerMsg::Lobby { tables });
+        let frame = encode(&ServerMsg::Lobby {
+            tables: lobby.snapshot(max_tables),
+        });
         for w in &watchers {
             w.send(frame.clone());
         }

@@ -1,45 +1,54 @@
-//! An in-process client: the whole session without a socket.
+//! An in-process client: a whole connection's protocol without a socket.
+//!
+//! [`LocalClient`] is to a [`Client`] what `transport` is: it hands it
+//! requests and drains its outbox, with no wire in between.
 
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use tokio::sync::mpsc;
 
-use crate::session::{Flow, Session};
-use crate::state::Shared;
+use crate::client::{Client, Flow};
+use crate::close;
+use crate::state::AppState;
 
 /// An in-process client: speaks the protocol to the server without a
 /// socket or a network (benchmarks, tests, embedding). Limits, `hello` and
 /// every reply work as over WebSocket; there are no pings or idle timeout.
 #[derive(Debug)]
 pub struct LocalClient {
-    session: Session,
+    client: Client,
     rx: mpsc::Receiver<Utf8Bytes>,
 }
 
-impl LocalClient {
-    pub(crate) fn new(shared: Arc<Shared>) -> LocalClient {
+impl AppState {
+    /// Connects an in-process client (no socket; see [`LocalClient`]).
+    #[must_use]
+    pub fn connect_local(&self) -> LocalClient {
+        let shared = Arc::clone(&self.shared);
         let (outbox, rx) = shared.new_outbox();
         LocalClient {
-            session: Session::new(shared, outbox, None),
+            client: Client::new(shared, outbox, None),
             rx,
         }
     }
+}
 
+impl LocalClient {
     /// Sends one request (a JSON text, as in a WebSocket text frame). The
     /// replies and events arrive through [`LocalClient::recv`]. Returns
     /// `false` once the server has closed this connection.
     pub async fn send(&mut self, text: &str) -> bool {
-        if self.session.outbox.closing().is_cancelled() {
+        if self.client.outbox.closing().is_cancelled() {
             return false;
         }
-        self.session.on_text(text).await == Flow::Continue
+        self.client.on_text(text).await == Flow::Continue
     }
 
     /// The next message from the server (JSON text), or `None` once the
     /// server has closed this connection and nothing is left.
     pub async fn recv(&mut self) -> Option<String> {
-        let closing = self.session.outbox.closing().clone();
+        let closing = self.client.outbox.closing().clone();
         let frame = tokio::select! {
             biased;
             frame = self.rx.recv() => frame,
@@ -56,13 +65,13 @@ impl LocalClient {
 
     /// A frame read by the client: off the outbox's books.
     fn taken(&self, frame: &Utf8Bytes) -> String {
-        self.session.outbox.taken(frame.len());
+        self.client.outbox.taken(frame.len());
         frame.as_str().to_owned()
     }
 
     /// Disconnects, as a closed socket would (seats get their grace period).
     pub async fn close(mut self) {
-        self.session.finish().await;
-        self.session.outbox.close(1000, "");
+        self.client.finish().await;
+        self.client.outbox.close(close::NORMAL, "");
     }
 }

@@ -10,17 +10,27 @@ use std::time::Duration;
 
 use oxo_protocol::ErrorCode;
 
+use crate::close;
+
 /// Upper bounds of the latency histogram buckets, in seconds.
 const BUCKETS: [f64; 14] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
     5.0,
 ];
 
-/// The close codes counted in `oxo_closes_total`: every code a session
-/// closes a WebSocket with (see `conn::close`). Not counted: 1000 (a normal
-/// close, after the client's), 1001 at shutdown, and 1013 for a full
-/// server (`oxo_connections_refused_total`).
-const CLOSE_CODES: [u16; 6] = [1001, 1002, 1003, 1007, 1008, 1009];
+/// The close codes counted in `oxo_closes_total`, by which they are
+/// labelled: every code a connection is closed with for cause. Not counted:
+/// [`close::NORMAL`] (after the client's close), [`close::GOING_AWAY`] at
+/// shutdown, and [`close::TRY_AGAIN`] for a full server
+/// (`oxo_connections_refused_total`).
+const CLOSE_CODES: [u16; 6] = [
+    close::GOING_AWAY,
+    close::PROTOCOL,
+    close::UNSUPPORTED,
+    close::INVALID_DATA,
+    close::POLICY,
+    close::TOO_BIG,
+];
 
 /// A latency histogram with fixed buckets.
 #[derive(Debug, Default)]
@@ -127,12 +137,10 @@ impl Metrics {
     pub(crate) fn render(&self, players: usize) -> String {
         let mut out = String::with_capacity(4096);
         let gauge = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
-            let _ = writeln!(out, "{name} {}", v.load(Relaxed));
+            single(out, "gauge", name, help, v);
         };
         let counter = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
-            let _ = writeln!(out, "{name} {}", v.load(Relaxed));
+            single(out, "counter", name, help, v);
         };
         gauge(
             &mut out,
@@ -172,42 +180,30 @@ impl Metrics {
             "Connections watching the lobby.",
             &self.lobby_watchers,
         );
-        let _ = writeln!(
-            out,
-            "# HELP oxo_refusals_total Refused requests by code.\n# TYPE oxo_refusals_total counter"
+        labelled(
+            &mut out,
+            "oxo_refusals_total",
+            "Refused requests by code.",
+            "code",
+            ErrorCode::ALL.iter().zip(&self.refusals),
         );
-        for (code, n) in ErrorCode::ALL.iter().zip(&self.refusals) {
-            let _ = writeln!(
-                out,
-                "oxo_refusals_total{{code=\"{code}\"}} {}",
-                n.load(Relaxed)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP oxo_closes_total WebSocket connections the server closed, by close code.\n# TYPE oxo_closes_total counter"
+        labelled(
+            &mut out,
+            "oxo_closes_total",
+            "WebSocket connections the server closed, by close code.",
+            "code",
+            CLOSE_CODES.iter().zip(&self.closes),
         );
-        for (code, n) in CLOSE_CODES.iter().zip(&self.closes) {
-            let _ = writeln!(
-                out,
-                "oxo_closes_total{{code=\"{code}\"}} {}",
-                n.load(Relaxed)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP oxo_disconnects_total WebSocket connections the client ended, with or without a close frame.\n# TYPE oxo_disconnects_total counter"
+        labelled(
+            &mut out,
+            "oxo_disconnects_total",
+            "WebSocket connections the client ended, with or without a close frame.",
+            "how",
+            [
+                ("close_frame", &self.client_closes),
+                ("no_close_frame", &self.dropped),
+            ],
         );
-        for (how, n) in [
-            ("close_frame", &self.client_closes),
-            ("no_close_frame", &self.dropped),
-        ] {
-            let _ = writeln!(
-                out,
-                "oxo_disconnects_total{{how=\"{how}\"}} {}",
-                n.load(Relaxed)
-            );
-        }
         let _ = writeln!(
             out,
             "# HELP oxo_players_loaded Players in memory: connected, or seated at an open table.\n# TYPE oxo_players_loaded gauge\noxo_players_loaded {players}"
@@ -244,6 +240,28 @@ impl Metrics {
     }
 }
 
+/// Renders a metric of one unlabelled value: its help, its type and the
+/// value.
+fn single(out: &mut String, kind: &str, name: &str, help: &str, value: &AtomicU64) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    let _ = writeln!(out, "{name} {}", value.load(Relaxed));
+}
+
+/// Renders a counter with one value per `label`: its help, its type and
+/// a line per value.
+fn labelled<'a, L: std::fmt::Display>(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    label: &str,
+    values: impl IntoIterator<Item = (L, &'a AtomicU64)>,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+    for (value, n) in values {
+        let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {}", n.load(Relaxed));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,7 +272,7 @@ mod tests {
         m.move_latency.observe(Duration::from_micros(70));
         m.move_latency.observe(Duration::from_millis(3));
         m.refused(ErrorCode::CellTaken);
-        m.closed(1007);
+        m.closed(close::INVALID_DATA);
         let text = m.render(3);
         assert!(
             text.contains("oxo_move_seconds_bucket{le=\"0.0001\"} 1"),

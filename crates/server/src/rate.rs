@@ -1,5 +1,6 @@
-//! Rate limits: a token bucket per connection (messages, chat) and one per
-//! client address for creating players.
+//! Rate limits: a token bucket per connection (messages, chat), a count of
+//! refusals that tells a flood, and a bucket per client address for
+//! creating players.
 //!
 //! The per-address buckets live in one map that can never grow without
 //! bound: a bucket that has refilled completely carries no information and
@@ -11,7 +12,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::config::RateLimit;
 
@@ -63,6 +64,39 @@ impl Bucket {
     /// Seconds until the next token.
     pub(crate) fn wait_secs(&self) -> f64 {
         ((1.0 - self.tokens) / self.limit.per_second).max(0.0)
+    }
+}
+
+/// Refusals counted per window: a client that keeps sending after it has
+/// been told to slow down is flooding, and is disconnected.
+#[derive(Debug)]
+pub(crate) struct Flood {
+    window: Duration,
+    max: u32,
+    /// When the current window began, and the refusals in it.
+    start: Instant,
+    count: u32,
+}
+
+impl Flood {
+    /// No refusals yet: `max` refusals within `window` make a flood.
+    pub(crate) fn new(window: Duration, max: u32, now: Instant) -> Flood {
+        Flood {
+            window,
+            max,
+            start: now,
+            count: 0,
+        }
+    }
+
+    /// Counts a refusal at `now`; `true` if it makes a flood.
+    pub(crate) fn refused(&mut self, now: Instant) -> bool {
+        if now.saturating_duration_since(self.start) > self.window {
+            self.start = now;
+            self.count = 0;
+        }
+        self.count += 1;
+        self.count >= self.max
     }
 }
 
@@ -151,6 +185,20 @@ mod tests {
         assert!(limit.take(v6a, now).is_ok());
         assert!(limit.take(v6b, now).is_ok());
         assert!(limit.take(v6a, now).is_err(), "one /64, one bucket");
+    }
+
+    #[test]
+    fn a_flood_is_too_many_refusals_in_one_window() {
+        let now = Instant::now();
+        let mut flood = Flood::new(Duration::from_secs(10), 3, now);
+        assert!(!flood.refused(now));
+        assert!(!flood.refused(now + Duration::from_secs(5)));
+        assert!(
+            !flood.refused(now + Duration::from_secs(11)),
+            "a new window"
+        );
+        assert!(!flood.refused(now + Duration::from_secs(12)));
+        assert!(flood.refused(now + Duration::from_secs(13)));
     }
 
     #[test]

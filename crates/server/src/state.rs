@@ -1,38 +1,44 @@
-//! The state every handler shares: configuration, storage, accounts, the
-//! table registry, the lobby and the shutdown signal.
+//! The state every connection, table and HTTP handler shares:
+//! configuration, storage, accounts, the table registry, the lobby and the
+//! shutdown signal.
+//!
+//! This file only holds them. Starting the server (opening the store,
+//! resuming tables, starting the lobby task) is `boot`'s job, and nothing
+//! here imports `boot`, a table's actor or a connection: the parts are leaf
+//! types, composed at the top (as mini-redis composes `Db`, `Connection`
+//! and `Shutdown` in its `Listener`).
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
-
-use axum::extract::ws::Utf8Bytes;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use oxo_core::ByPlayer;
+use axum::extract::ws::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::accounts::{Account, Accounts};
+use crate::accounts::Accounts;
 use crate::config::Config;
 use crate::conn::Outbox;
-use crate::error::ServerError;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::rate::PerAddress;
 use crate::store::Store;
-use crate::table::{self, TableHandle};
+use crate::table::TableHandle;
 
 /// What every connection, table and HTTP handler reaches through an `Arc`.
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) config: Config,
-    pub(crate) store: Store,
+    /// Where everything durable goes (see `store`).
+    pub(crate) store: Arc<dyn Store>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) accounts: Accounts,
     /// Open tables by id. A std mutex: looked up and changed in short
     /// critical sections, never across `.await`.
     tables: Mutex<HashMap<Arc<str>, TableHandle>>,
-    pub(crate) lobby: Lobby,
+    /// Shared with the lobby task, which needs nothing else of this.
+    pub(crate) lobby: Arc<Lobby>,
     /// New players per client address.
     pub(crate) new_players: PerAddress,
     /// Cancelled when the server shuts down: connections say `closing` and
@@ -46,6 +52,22 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Nothing open yet: no tables, no players in memory, no connections.
+    pub(crate) fn new(config: Config, store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Shared {
+        Shared {
+            new_players: PerAddress::new(config.new_players),
+            config,
+            store,
+            metrics,
+            accounts: Accounts::default(),
+            tables: Mutex::new(HashMap::new()),
+            lobby: Arc::default(),
+            shutdown: CancellationToken::new(),
+            tasks: TaskTracker::new(),
+            next_conn: AtomicU64::new(1),
+        }
+    }
+
     /// The table with this id, if open.
     pub(crate) fn table(&self, id: &str) -> Option<TableHandle> {
         self.tables
@@ -67,6 +89,7 @@ impl Shared {
         )
     }
 
+    /// Lists an open table under `id`.
     pub(crate) fn register_table(&self, id: &Arc<str>, handle: TableHandle) {
         self.tables
             .lock()
@@ -74,6 +97,7 @@ impl Shared {
             .insert(Arc::clone(id), handle);
     }
 
+    /// Forgets a table that has closed.
     pub(crate) fn unregister_table(&self, id: &str) {
         self.tables
             .lock()
@@ -85,99 +109,16 @@ impl Shared {
 /// The server's state: cheap to clone, shared by every request handler.
 ///
 /// Built by [`AppState::new`], served by [`app`](crate::app) or
-/// [`run`](crate::run).
+/// [`run`](crate::run), stopped by [`AppState::shutdown`].
 #[derive(Clone, Debug)]
 pub struct AppState {
     pub(crate) shared: Arc<Shared>,
 }
 
 impl AppState {
-    /// Opens the database (creating it and applying migrations as needed),
-    /// rebuilds every unfinished table from it, and starts their actors.
-    /// Players of recovered tables count as disconnected, with a fresh
-    /// grace period to come back.
-    ///
-    /// Must be called inside a Tokio runtime.
-    ///
-    /// # Errors
-    ///
-    /// [`ServerError::NoRuntime`] outside a runtime. A database file that is
-    /// not this server's to write is refused before anything is written to
-    /// it: [`ServerError::DatabaseInUse`] (another server has it),
-    /// [`ServerError::ForeignDatabase`], [`ServerError::SchemaTooNew`],
-    /// [`ServerError::ReadOnlyDatabase`], or a database error such as "file
-    /// is not a database". A database error also if it cannot be migrated or
-    /// read.
-    pub fn new(config: Config) -> Result<AppState, ServerError> {
-        tokio::runtime::Handle::try_current().map_err(|_| ServerError::NoRuntime)?;
-        let metrics = Arc::new(Metrics::default());
-        let (store, saved) = Store::open(&config.db, Arc::clone(&metrics))?;
-        let shared = Arc::new(Shared {
-            new_players: PerAddress::new(config.new_players),
-            config,
-            store,
-            metrics,
-            accounts: Accounts::default(),
-            tables: Mutex::new(HashMap::new()),
-            lobby: Lobby::default(),
-            shutdown: CancellationToken::new(),
-            tasks: TaskTracker::new(),
-            next_conn: AtomicU64::new(1),
-        });
-        let recovered = saved.len();
-        for saved in saved {
-            let accounts = ByPlayer {
-                x: saved.players.x.as_ref().map(|p| load_account(&shared, p)),
-                o: saved.players.o.as_ref().map(|p| load_account(&shared, p)),
-            };
-            table::recover(&shared, saved, accounts);
-        }
-        if recovered > 0 {
-            tracing::info!(tables = recovered, "resumed unfinished tables");
-        }
-        shared.tasks.spawn(crate::lobby::run(Arc::clone(&shared)));
-        Ok(AppState { shared })
-    }
-
-    /// Connects an in-process client (no socket; see [`LocalClient`]).
-    ///
-    /// [`LocalClient`]: crate::LocalClient
-    #[must_use]
-    pub fn connect_local(&self) -> crate::LocalClient {
-        crate::local::LocalClient::new(Arc::clone(&self.shared))
-    }
-
     /// The configuration in force.
     #[must_use]
     pub fn config(&self) -> &Config {
         &self.shared.config
     }
-
-    /// Shuts down: every connection gets `closing` and a close frame (1001),
-    /// table actors stop, and once they have (or after
-    /// [`Config::shutdown_timeout`]) the database commits what is queued,
-    /// checkpoints and closes. Nothing is lost: every acknowledged change is
-    /// already durable, and unfinished tables resume at the next start.
-    pub async fn shutdown(&self) {
-        self.shared.shutdown.cancel();
-        self.shared.tasks.close();
-        if tokio::time::timeout(
-            self.shared.config.shutdown_timeout,
-            self.shared.tasks.wait(),
-        )
-        .await
-        .is_err()
-        {
-            tracing::warn!("shutdown timed out waiting for connections and tables");
-        }
-        self.shared.store.close().await;
-    }
-}
-
-fn load_account(shared: &Shared, row: &crate::store::PlayerRow) -> Arc<Account> {
-    shared.accounts.insert(Account::new(
-        Arc::from(row.id.as_str()),
-        row.token_hash,
-        Arc::from(row.name.as_str()),
-    ))
 }

@@ -2,7 +2,7 @@
 //! tasks, and how the connection ends.
 //!
 //! Each connection is two tasks. The reader hands text frames to its
-//! [`Session`], which enforces the limits and forwards table requests to the
+//! [`Client`], which enforces the limits and forwards table requests to the
 //! table's actor; the actor replies straight into the connection's
 //! [`Outbox`]. The writer drains the outbox into the socket, batching
 //! whatever is queued into one flush, pings on a timer, and sends the close
@@ -26,6 +26,9 @@
 //! and the kernel's send buffer is set small by the accept loop. A client
 //! that passes any of these is closed as too slow (1008).
 //!
+//! The writer gets only what it uses of the server ([`Wire`]): two
+//! settings, the metrics and the shutdown signal.
+//!
 //! [`Config::write_timeout`]: crate::Config::write_timeout
 //! [`Config::send_queue`]: crate::Config::send_queue
 //! [`Config::send_queue_bytes`]: crate::Config::send_queue_bytes
@@ -44,9 +47,12 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
-use crate::conn::{Outbox, close, encode};
-use crate::session::{Flow, Session};
+use crate::client::{Client, Flow};
+use crate::close;
+use crate::conn::{Outbox, encode};
+use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
 
 /// Per-connection WebSocket buffers (see [`upgrade`]).
@@ -64,11 +70,38 @@ const REPLY_WAIT: Duration = Duration::from_secs(10);
 
 /// Holds one of the server's connection slots; frees it when dropped.
 #[derive(Debug)]
-struct Slot(Arc<Shared>);
+struct Slot(Arc<Metrics>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.metrics.connections.fetch_sub(1, Relaxed);
+        self.0.connections.fetch_sub(1, Relaxed);
+    }
+}
+
+/// What the writer task uses of the server.
+#[derive(Debug)]
+struct Wire {
+    /// How often to ping the client ([`Config::ping_interval`]).
+    ///
+    /// [`Config::ping_interval`]: crate::Config::ping_interval
+    ping_interval: Duration,
+    /// How long one write may make no progress ([`Config::write_timeout`]).
+    ///
+    /// [`Config::write_timeout`]: crate::Config::write_timeout
+    write_timeout: Duration,
+    metrics: Arc<Metrics>,
+    /// The server's shutdown signal: it decides the close frame.
+    shutdown: CancellationToken,
+}
+
+impl Wire {
+    fn of(shared: &Shared) -> Wire {
+        Wire {
+            ping_interval: shared.config.ping_interval,
+            write_timeout: shared.config.write_timeout,
+            metrics: Arc::clone(&shared.metrics),
+            shutdown: shared.shutdown.clone(),
+        }
     }
 }
 
@@ -83,7 +116,7 @@ pub(crate) async fn upgrade(
         return refuse_upgrade("The server is shutting down");
     }
     let open = shared.metrics.connections.fetch_add(1, Relaxed);
-    let slot = Slot(Arc::clone(&shared));
+    let slot = Slot(Arc::clone(&shared.metrics));
     if open >= shared.config.max_connections as u64 {
         shared.metrics.connections_refused.fetch_add(1, Relaxed);
         drop(slot);
@@ -104,7 +137,7 @@ pub(crate) async fn upgrade(
         });
     }
     // The transport limit is well above the protocol's, so that a frame that
-    // is merely too big is refused with a clear close reason by the session.
+    // is merely too big is refused with a clear close reason by the client.
     let hard_limit = shared
         .config
         .max_frame_bytes
@@ -159,19 +192,20 @@ async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>,
         sink,
         rx,
         Arc::clone(&outbox),
-        Arc::clone(&shared),
+        Wire::of(&shared),
         ended_rx,
     ));
-    let mut session = Session::new(Arc::clone(&shared), Arc::clone(&outbox), peer);
+    let mut client = Client::new(Arc::clone(&shared), Arc::clone(&outbox), peer);
     let mut stream = stream;
-    let end = read_loop(&mut session, &outbox, &shared, &mut stream).await;
+    let idle = shared.config.idle_timeout;
+    let end = read_loop(&mut client, &outbox, idle, &mut stream).await;
     let _ = ended_tx.send(end);
     match end {
         End::CloseFrame => shared.metrics.disconnect(true),
         End::Dropped => shared.metrics.disconnect(false),
         End::Server => {}
     }
-    session.finish().await;
+    client.finish().await;
     outbox.close(close::NORMAL, "");
     let _ = writer.await;
     if end == End::Server {
@@ -190,14 +224,14 @@ async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>,
     }
 }
 
-/// Reads frames until the connection ends; returns how.
+/// Reads frames until the connection ends, or none arrives for `idle`;
+/// returns how it ended.
 async fn read_loop(
-    session: &mut Session,
+    client: &mut Client,
     outbox: &Outbox,
-    shared: &Shared,
+    idle: Duration,
     stream: &mut SplitStream<WebSocket>,
 ) -> End {
-    let idle = shared.config.idle_timeout;
     // The closing token fires on shutdown too (see `Outbox::closing`).
     // Both futures live across frames: re-creating them per frame would
     // register a waiter and a timer for every message. The idle timer
@@ -242,7 +276,7 @@ async fn read_loop(
                     return End::Server;
                 }
             },
-            Some(Ok(Message::Text(text))) => session.on_text(text.as_str()).await,
+            Some(Ok(Message::Text(text))) => client.on_text(text.as_str()).await,
             Some(Ok(Message::Binary(_))) => {
                 outbox.close(
                     close::UNSUPPORTED,
@@ -252,7 +286,7 @@ async fn read_loop(
             }
             // The WebSocket layer answers pings by itself; they and pongs
             // still count against the rate limit (every frame counts).
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => session.on_control_frame(),
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => client.on_control_frame(),
         };
         if flow == Flow::Close {
             return End::Server;
@@ -262,16 +296,16 @@ async fn read_loop(
 
 /// Runs one write with the stall deadline; `false` if the socket failed or
 /// made no progress in time (then the connection is closed as too slow).
-async fn write<F>(outbox: &Outbox, shared: &Shared, op: F) -> bool
+async fn write<F>(outbox: &Outbox, wire: &Wire, op: F) -> bool
 where
     F: std::future::Future<Output = Result<(), axum::Error>>,
 {
-    match tokio::time::timeout(shared.config.write_timeout, op).await {
+    match tokio::time::timeout(wire.write_timeout, op).await {
         Ok(Ok(())) => true,
         Ok(Err(_)) => false,
         Err(_) => {
             outbox.close(close::POLICY, "too slow: the client is not reading");
-            shared.metrics.closed(close::POLICY);
+            wire.metrics.closed(close::POLICY);
             false
         }
     }
@@ -282,10 +316,10 @@ async fn write_loop(
     mut sink: SplitSink<WebSocket, Message>,
     mut rx: mpsc::Receiver<Utf8Bytes>,
     outbox: Arc<Outbox>,
-    shared: Arc<Shared>,
+    wire: Wire,
     ended: tokio::sync::oneshot::Receiver<End>,
 ) {
-    let every = shared.config.ping_interval;
+    let every = wire.ping_interval;
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Made once, not per frame: a fresh `cancelled()` future registers
@@ -297,20 +331,20 @@ async fn write_loop(
             biased;
             () = &mut closing => {
                 let end = ended.await.unwrap_or(End::Server);
-                finish(&mut sink, &mut rx, &outbox, &shared, end).await;
+                finish(&mut sink, &mut rx, &outbox, &wire, end).await;
                 break;
             }
             frame = rx.recv() => {
                 let Some(frame) = frame else { break };
-                if !feed_batch(&mut sink, &mut rx, &outbox, &shared, frame).await
-                    || !write(&outbox, &shared, sink.flush()).await
+                if !feed_batch(&mut sink, &mut rx, &outbox, &wire, frame).await
+                    || !write(&outbox, &wire, sink.flush()).await
                 {
                     break;
                 }
             }
             _ = ping.tick() => {
                 let ping = Message::Ping(axum::body::Bytes::new());
-                if !write(&outbox, &shared, sink.send(ping)).await {
+                if !write(&outbox, &wire, sink.send(ping)).await {
                     break;
                 }
             }
@@ -325,13 +359,13 @@ async fn feed_batch(
     sink: &mut SplitSink<WebSocket, Message>,
     rx: &mut mpsc::Receiver<Utf8Bytes>,
     outbox: &Outbox,
-    shared: &Shared,
+    wire: &Wire,
     first: Utf8Bytes,
 ) -> bool {
     let mut next = Some(first);
     while let Some(frame) = next {
         let len = frame.len();
-        let ok = write(outbox, shared, sink.feed(Message::Text(frame))).await;
+        let ok = write(outbox, wire, sink.feed(Message::Text(frame))).await;
         outbox.taken(len);
         if !ok {
             return false;
@@ -346,7 +380,7 @@ async fn finish<S>(
     sink: &mut S,
     rx: &mut mpsc::Receiver<Utf8Bytes>,
     outbox: &Outbox,
-    shared: &Shared,
+    wire: &Wire,
     end: End,
 ) where
     S: Sink<Message, Error = axum::Error> + Unpin,
@@ -371,7 +405,7 @@ async fn finish<S>(
                         return;
                     }
                 }
-                if shared.shutdown.is_cancelled() {
+                if wire.shutdown.is_cancelled() {
                     let bye = encode(&ServerMsg::Closing {
                         reason: "The server is shutting down; reconnect with your token".into(),
                     });
@@ -382,7 +416,7 @@ async fn finish<S>(
                     };
                     let _ = sink.send(Message::Close(Some(frame))).await;
                 } else if let Some((code, reason)) = outbox.close_frame() {
-                    shared.metrics.closed(code);
+                    wire.metrics.closed(code);
                     let reason = Utf8Bytes::from(truncate(&reason, 120));
                     let _ = sink
                         .send(Message::Close(Some(CloseFrame { code, reason })))

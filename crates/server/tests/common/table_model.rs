@@ -1,5 +1,5 @@
 //! A table driven by a sequence of actions from two players, A and B, and a
-//! spectator, S, through the real server (session, table actor and an
+//! spectator, S, through the real server (client, table actor and an
 //! in-memory store, without a network), checked after every step.
 //!
 //! Shared by the proptest in `tests/server/properties.rs` (stable, in

@@ -186,7 +186,7 @@ async fn frames_over_the_size_limit_close_1009() {
             attackers.push(async move {
                 let mut c = server.client("Big").await;
                 // Just over the protocol's limit: refused and closed by the
-                // session, with a reason.
+                // client's protocol side, with a reason.
                 let text = format!(
                     r#"{{"type":"chat","table_id":"t","text":"{}"}}"#,
                     "z".repeat(4096)
@@ -208,7 +208,7 @@ async fn frames_over_the_size_limit_close_1009() {
     })
     .await;
     assert!(refusals(server, "bad_request").await >= 20 * runs);
-    // Both kinds: the session's and the WebSocket layer's.
+    // Both kinds: the protocol side's and the WebSocket layer's.
     assert_eq!(closes(server, 1009).await, 40 * runs);
     owned.stop().await;
 }
@@ -512,7 +512,7 @@ async fn slowloris_connections_are_closed_after_the_handshake_timeout() {
             tcp.write_all(&head[..10 + i % 50]).await.unwrap();
             partial.push(tcp);
         }
-        // Upgraded, then silent: the session's idle timeout.
+        // Upgraded, then silent: the connection's idle timeout.
         let mut idle = Vec::new();
         for _ in 0..50 {
             idle.push(server.connect().await);

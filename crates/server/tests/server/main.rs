@@ -15,6 +15,7 @@ mod game;
 mod health;
 mod hostile;
 mod limits;
+mod modules;
 mod privacy;
 mod properties;
 mod reconnect;

@@ -26,7 +26,7 @@ proptest! {
         runtime().block_on(table_model::run(&data));
     }
 
-    /// Whatever text arrives, the session answers with protocol messages
+    /// Whatever text arrives, the server answers with protocol messages
     /// (or closes with a reason) and never panics.
     #[test]
     fn any_text_gets_a_protocol_reply(

@@ -134,6 +134,7 @@ fn split_dev(dev: u64) -> (u64, u64) {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use super::super::temp::TempDb;
     use super::*;
 
     #[test]
@@ -157,9 +158,8 @@ mod tests {
 
     #[test]
     fn a_second_lock_on_the_same_file_is_refused_with_our_pid() {
-        let dir = std::env::temp_dir().join(format!("oxo-lock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("oxo.db");
+        let temp = TempDb::new("lock");
+        let path = temp.path();
         let held = lock(&path).unwrap();
         let err = lock(&path).unwrap_err();
         let pid = if cfg!(target_os = "linux") {
@@ -173,6 +173,5 @@ mod tests {
         );
         drop(held);
         drop(lock(&path).unwrap());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -32,9 +32,10 @@ use std::path::Path;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, TransactionBehavior, params};
 
+use super::error::describe;
 use super::lock::{self, DbLock};
 use crate::config::DbLocation;
-use crate::error::{ServerError, describe};
+use crate::error::ServerError;
 use crate::ids::now_ms;
 
 /// oxo's `PRAGMA application_id`: "oxo1" in ASCII.
@@ -303,6 +304,7 @@ fn apply_migration(conn: &Connection, version: u32, sql: &str) -> rusqlite::Resu
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use super::super::temp::TempDb;
     use super::*;
 
     #[test]
@@ -324,19 +326,10 @@ mod tests {
         assert_eq!(tables, 1, "only the table that was there");
     }
 
-    fn temp_db(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "oxo-schema-{name}-{}-{}",
-            std::process::id(),
-            now_ms()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("oxo.db")
-    }
-
     #[test]
     fn an_oxo_database_from_before_application_ids_is_accepted_and_tagged() {
-        let path = temp_db("v1");
+        let temp = TempDb::new("schema-v1");
+        let path = temp.path();
         {
             let mut conn = Connection::open(&path).unwrap();
             let tx = conn.transaction().unwrap();
@@ -351,7 +344,6 @@ mod tests {
             .unwrap();
         assert_eq!(id, APPLICATION_ID);
         drop(opened);
-        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
     #[test]
@@ -376,7 +368,8 @@ mod tests {
         // Tests run as root, which writes to files whatever their mode, so
         // the connection is opened read-only on purpose: SQLite reports it
         // the same way as a read-only file it fell back to.
-        let path = temp_db("ro");
+        let temp = TempDb::new("schema-ro");
+        let path = temp.path();
         drop(Connection::open(&path).unwrap());
         let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
         assert!(matches!(
@@ -385,7 +378,6 @@ mod tests {
         ));
         let conn = Connection::open(&path).unwrap();
         assert!(check_writable(&conn).is_ok());
-        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
     #[test]

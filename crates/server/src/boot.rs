@@ -1,0 +1,169 @@
+//! Starting and stopping the server: open the store, resume the tables the
+//! last run left unfinished, start the lobby task; and, at the end, stop
+//! everything in order and close the store.
+//!
+//! This is where the parts are composed: it imports the state, the store,
+//! the tables and the lobby, and none of them imports it back. Each task
+//! gets what it uses: the lobby task its lobby, two settings and the
+//! shutdown token, not the whole [`Shared`].
+
+use std::sync::Arc;
+
+use oxo_core::ByPlayer;
+
+use crate::accounts::Account;
+use crate::config::Config;
+use crate::error::ServerError;
+use crate::lobby;
+use crate::metrics::Metrics;
+use crate::state::{AppState, Shared};
+use crate::store::{PlayerRow, Sqlite, Store};
+use crate::table;
+
+impl AppState {
+    /// Opens the database (creating it and applying migrations as needed),
+    /// rebuilds every unfinished table from it, and starts their actors.
+    /// Players of recovered tables count as disconnected, with a fresh
+    /// grace period to come back.
+    ///
+    /// Must be called inside a Tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::NoRuntime`] outside a runtime. A database file that is
+    /// not this server's to write is refused before anything is written to
+    /// it: [`ServerError::DatabaseInUse`] (another server has it),
+    /// [`ServerError::ForeignDatabase`], [`ServerError::SchemaTooNew`],
+    /// [`ServerError::ReadOnlyDatabase`], or a database error such as "file
+    /// is not a database". A database error also if it cannot be migrated or
+    /// read.
+    pub fn new(config: Config) -> Result<AppState, ServerError> {
+        tokio::runtime::Handle::try_current().map_err(|_| ServerError::NoRuntime)?;
+        let metrics = Arc::new(Metrics::default());
+        let store = Sqlite::open(&config.db, Arc::clone(&metrics))?;
+        AppState::with_store(config, Arc::new(store), metrics)
+    }
+
+    /// [`AppState::new`] on a store opened already (any implementation),
+    /// which shares `metrics` with the server.
+    ///
+    /// # Errors
+    ///
+    /// The store's, if it cannot read back the unfinished tables.
+    pub(crate) fn with_store(
+        config: Config,
+        store: Arc<dyn Store>,
+        metrics: Arc<Metrics>,
+    ) -> Result<AppState, ServerError> {
+        let saved = store.unfinished_tables()?;
+        let shared = Arc::new(Shared::new(config, store, metrics));
+        let recovered = saved.len();
+        for saved in saved {
+            let accounts = ByPlayer {
+                x: saved.players.x.as_ref().map(|p| load_account(&shared, p)),
+                o: saved.players.o.as_ref().map(|p| load_account(&shared, p)),
+            };
+            table::recover(&shared, saved, accounts);
+        }
+        if recovered > 0 {
+            tracing::info!(tables = recovered, "resumed unfinished tables");
+        }
+        shared.tasks.spawn(lobby::run(
+            Arc::clone(&shared.lobby),
+            shared.config.lobby_debounce,
+            shared.config.lobby_max_tables,
+            shared.shutdown.clone(),
+        ));
+        Ok(AppState { shared })
+    }
+
+    /// Shuts down: every connection gets `closing` and a close frame (1001),
+    /// table actors stop, and once they have (or after
+    /// [`Config::shutdown_timeout`]) the database commits what is queued,
+    /// checkpoints and closes. Nothing is lost: every acknowledged change is
+    /// already durable, and unfinished tables resume at the next start.
+    pub async fn shutdown(&self) {
+        self.shared.shutdown.cancel();
+        self.shared.tasks.close();
+        if tokio::time::timeout(
+            self.shared.config.shutdown_timeout,
+            self.shared.tasks.wait(),
+        )
+        .await
+        .is_err()
+        {
+            tracing::warn!("shutdown timed out waiting for connections and tables");
+        }
+        self.shared.store.close().await;
+    }
+}
+
+fn load_account(shared: &Shared, row: &PlayerRow) -> Arc<Account> {
+    shared.accounts.insert(Account::new(
+        Arc::from(row.id.as_str()),
+        row.token_hash,
+        Arc::from(row.name.as_str()),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::store::{GamesQuery, Memory};
+
+    /// The next message of `client` that `pick` accepts.
+    async fn until(client: &mut crate::LocalClient, pick: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let text = client.recv().await.expect("the server answers");
+            let msg: Value = serde_json::from_str(&text).unwrap();
+            if pick(&msg) {
+                return msg;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_whole_game_runs_on_the_in_memory_store() {
+        let store = Arc::new(Memory::new());
+        let config = Config::in_memory();
+        let metrics = Arc::new(Metrics::default());
+        let state = AppState::with_store(config, Arc::clone(&store) as _, metrics).unwrap();
+        let mut client = state.connect_local();
+        client
+            .send(r#"{"type":"hello","version":1,"name":"Ann"}"#)
+            .await;
+        until(&mut client, |m| m["type"] == "welcome").await;
+        let options = json!({"pass_and_play": true, "starter": "x"});
+        let create = json!({"type": "create_table", "id": 1, "options": options});
+        client.send(&create.to_string()).await;
+        let ok = until(&mut client, |m| m["type"] == "ok").await;
+        let table = ok["table_id"].as_str().unwrap().to_owned();
+        for (id, cell) in (2..).zip(["a1", "a2", "b1", "b2", "c1"]) {
+            let play = json!({"type": "move", "id": id, "table_id": table, "cell": cell});
+            client.send(&play.to_string()).await;
+            let reply = until(&mut client, |m| m["id"] == id).await;
+            assert_eq!(reply["type"], "ok", "{reply}");
+        }
+        let games = store
+            .recent_games(GamesQuery {
+                limit: 5,
+                ..GamesQuery::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].moves, 5);
+        let record = store
+            .game_record(&games[0].id, None)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(record.table_id.as_deref(), Some(table.as_str()));
+        client.close().await;
+        state.shutdown().await;
+    }
+}

@@ -1,0 +1,213 @@
+//! `hello`: who a client is. A new player (an account, a token and a row in
+//! the store), or a returning one proving themselves with their token; and
+//! names, which `hello` and `set_name` both change.
+//!
+//! A returning player's seats in play are attached again at once: each of
+//! those tables sends its state after the `welcome`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, Request, ServerMsg};
+
+use super::validate;
+use super::{Client, Flow};
+use crate::accounts::Account;
+use crate::close;
+use crate::conn::Conn;
+use crate::error::ClientError;
+use crate::ids::{hash_token, is_token_shaped, new_id, new_token};
+use crate::store::Write;
+use crate::table::TableCmd;
+
+/// Messages before `hello` that are tolerated before the connection closes.
+const HELLO_STRIKES: u32 = 3;
+
+impl Client {
+    /// A request before `hello`: `hello` itself, or a strike.
+    pub(super) async fn before_hello(&mut self, req: Request) -> Flow {
+        match req.msg {
+            ClientMsg::Hello {
+                version,
+                token,
+                name,
+            } => {
+                if let Err(e) = self.hello(req.id, version, token, name).await {
+                    self.refuse(req.id, e);
+                }
+                Flow::Continue
+            }
+            _ => {
+                self.strikes += 1;
+                self.refuse(
+                    req.id,
+                    ClientError::new(
+                        ErrorCode::HelloRequired,
+                        "Send hello first: {\"type\":\"hello\",\"version\":1}",
+                    ),
+                );
+                if self.strikes >= HELLO_STRIKES {
+                    self.outbox
+                        .close(close::POLICY, "hello required as the first message");
+                    return Flow::Close;
+                }
+                Flow::Continue
+            }
+        }
+    }
+
+    async fn hello(
+        &mut self,
+        id: Option<u64>,
+        version: u32,
+        token: Option<String>,
+        name: Option<String>,
+    ) -> Result<(), ClientError> {
+        if version != PROTOCOL_VERSION {
+            return Err(ClientError::new(
+                ErrorCode::UnsupportedVersion,
+                format!(
+                    "Protocol version {version} is not supported; this server speaks {PROTOCOL_VERSION}"
+                ),
+            ));
+        }
+        let name = name.map(|n| validate::name(&n)).transpose()?;
+        let (account, token) = match token {
+            Some(token) => {
+                let account = self.resume(&token).await?;
+                if let Some(name) = name {
+                    if *account.name() != *name {
+                        // The tables hear of it when this connection attaches.
+                        self.rename(&account, name, false).await?;
+                    }
+                }
+                (account, token)
+            }
+            None => self.new_player(name).await?,
+        };
+        let conn = Conn {
+            outbox: Arc::clone(&self.outbox),
+            account: Arc::clone(&account),
+        };
+        self.conn = Some(conn.clone());
+        // The games to resume: tables in play. Finished rounds are not
+        // listed or re-attached; a client that wants one back joins it.
+        let tables = account.tables_in_play();
+        self.outbox.send_msg(&ServerMsg::Welcome {
+            id,
+            version: PROTOCOL_VERSION,
+            token,
+            player_id: account.id.to_string(),
+            name: account.name().to_string(),
+            tables: tables.iter().map(|t| t.to_string()).collect(),
+        });
+        // Back in every seat in play: each table sends its state.
+        for table_id in tables {
+            if let Some(handle) = self.shared.table(&table_id) {
+                if self.make_room(&table_id).await {
+                    self.attached.insert(Arc::clone(&table_id), handle.clone());
+                    let _ = handle.send(TableCmd::Attach(conn.clone())).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A new player, stored before anyone hears of them, and their token;
+    /// limited per client address.
+    async fn new_player(
+        &self,
+        name: Option<Arc<str>>,
+    ) -> Result<(Arc<Account>, String), ClientError> {
+        if let Some(addr) = self.peer {
+            if let Err(wait) = self.shared.new_players.take(addr, Instant::now()) {
+                return Err(ClientError::new(
+                    ErrorCode::RateLimited,
+                    format!(
+                        "Too many new players from your address; try again in {:.0} s, \
+                         or say hello with your token to come back as yourself",
+                        wait.ceil()
+                    ),
+                ));
+            }
+        }
+        let (token, token_hash) = new_token();
+        let name = name.unwrap_or_else(|| Arc::from("Player"));
+        let account = Account::new(new_id(), token_hash, Arc::clone(&name));
+        self.shared
+            .store
+            .commit(vec![Write::Player {
+                id: Arc::clone(&account.id),
+                token_hash,
+                name,
+            }])
+            .await
+            .map_err(|e| {
+                tracing::error!(error = %e, "could not store a new player");
+                ClientError::internal()
+            })?;
+        Ok((self.shared.accounts.insert(account), token))
+    }
+
+    /// The account holding `token`.
+    async fn resume(&self, token: &str) -> Result<Arc<Account>, ClientError> {
+        let invalid = || {
+            ClientError::new(
+                ErrorCode::InvalidToken,
+                "Unknown session token; send hello without a token to start afresh",
+            )
+        };
+        if !is_token_shaped(token) {
+            return Err(invalid());
+        }
+        let hash = hash_token(token);
+        if let Some(account) = self.shared.accounts.get(&hash) {
+            return Ok(account);
+        }
+        let row = self
+            .shared
+            .store
+            .player_by_token(hash)
+            .await
+            .map_err(|e| {
+                tracing::error!(error = %e, "could not look up a token");
+                ClientError::internal()
+            })?
+            .ok_or_else(invalid)?;
+        Ok(self
+            .shared
+            .accounts
+            .insert(Account::new(Arc::from(row.id), hash, Arc::from(row.name))))
+    }
+
+    /// Stores `account`'s new `name`, then uses it; with `tell_tables`, the
+    /// tables where the player sits show it at once.
+    pub(super) async fn rename(
+        &self,
+        account: &Account,
+        name: Arc<str>,
+        tell_tables: bool,
+    ) -> Result<(), ClientError> {
+        self.shared
+            .store
+            .commit(vec![Write::PlayerName {
+                id: Arc::clone(&account.id),
+                name: Arc::clone(&name),
+            }])
+            .await
+            .map_err(|e| {
+                tracing::error!(error = %e, "could not store a name");
+                ClientError::internal()
+            })?;
+        account.set_name(name);
+        if !tell_tables {
+            return Ok(());
+        }
+        for table_id in account.tables() {
+            if let Some(handle) = self.shared.table(&table_id) {
+                let _ = handle.send(TableCmd::Renamed).await;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,212 @@
+//! The protocol side of one connection: the [`Client`], what the server
+//! knows and keeps about one connected client. The wire side (reading,
+//! writing, closing) is in `transport`; this module sees text frames and
+//! answers through the connection's [`Outbox`].
+//!
+//! Limits, in the order they are checked for each frame: size
+//! ([`Config::max_frame_bytes`], else close 1009), rate (token bucket; every
+//! frame counts, WebSocket pings too; else `rate_limited`, with the
+//! request's `id` when it can be read; a flood closes with 1008), JSON shape
+//! (else `bad_request` naming the problem), `hello` first (else
+//! `hello_required`; the third strike closes with 1008).
+//!
+//! # Names
+//!
+//! A *client* is one connection's protocol state (this module); its
+//! [`Conn`] is how tables and the lobby reach it once it has said `hello`;
+//! a *token* (the "session token" of the protocol's wording) is what lets a
+//! player come back as themselves on another connection. The TUI's and the
+//! browser's sessions are theirs: the server has no "session".
+//!
+//! # Layout
+//!
+//! - this file: the [`Client`], its limits, and the order of checks;
+//! - `hello`: who the client is (a new player, or a token), and names;
+//! - `route`: requests routed to tables, and the tables a client is at;
+//! - `validate`: checks on what a request carries (chat text, names,
+//!   table options).
+//!
+//! Rate limiting itself is `rate`'s, the in-process client `local`'s.
+//!
+//! [`Config::max_frame_bytes`]: crate::Config::max_frame_bytes
+
+mod hello;
+mod route;
+mod validate;
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+
+use oxo_protocol::{ErrorCode, Request, ServerMsg, peek_id};
+
+use crate::close;
+use crate::conn::{Conn, Outbox};
+use crate::error::ClientError;
+use crate::rate::{Bucket, Flood};
+use crate::state::Shared;
+use crate::table::{TableCmd, TableHandle};
+
+/// Whether the connection goes on after a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Continue,
+    Close,
+}
+
+/// How a request that was not refused is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reply {
+    /// With `ok`, now.
+    Ok,
+    /// It was answered already (`pong`).
+    Sent,
+    /// A table's actor answers it (see [`Outbox::owe_reply`]).
+    Owed,
+}
+
+/// One connected client, as the protocol sees it.
+#[derive(Debug)]
+pub(crate) struct Client {
+    shared: Arc<Shared>,
+    pub(crate) outbox: Arc<Outbox>,
+    /// The client's address, for per-address limits (`None` in process).
+    peer: Option<IpAddr>,
+    /// Set by `hello`: the player, and how tables reach this connection.
+    conn: Option<Conn>,
+    /// Tables this connection is at (seated or watching), and the handles
+    /// of tables it used lately; told when the connection closes.
+    attached: HashMap<Arc<str>, TableHandle>,
+    rate: Bucket,
+    chat: Bucket,
+    /// Refusals for rate, to tell a flood.
+    flood: Flood,
+    /// Requests before `hello`.
+    strikes: u32,
+}
+
+impl Client {
+    /// A client that has not said `hello` yet, on a connection from `peer`
+    /// (`None` in process).
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        outbox: Arc<Outbox>,
+        peer: Option<SocketAddr>,
+    ) -> Client {
+        let now = Instant::now();
+        let config = &shared.config;
+        Client {
+            rate: Bucket::new(config.rate_limit, now),
+            chat: Bucket::new(config.chat_limit, now),
+            flood: Flood::new(config.flood_window, config.flood_refusals, now),
+            shared,
+            outbox,
+            peer: peer.map(|p| p.ip()),
+            conn: None,
+            attached: HashMap::new(),
+            strikes: 0,
+        }
+    }
+
+    /// Whether the server is shutting down. Asks the connection's own token
+    /// first: the server-wide one is locked only once that has fired.
+    fn shutting_down(&self) -> bool {
+        self.outbox.closing().is_cancelled() && self.shared.shutdown.is_cancelled()
+    }
+
+    /// Refuses request `id` with `e` (counted in the metrics).
+    fn refuse(&self, id: Option<u64>, e: ClientError) {
+        self.shared.metrics.refused(e.code);
+        self.outbox
+            .send_msg(&ServerMsg::error(id, e.code, e.message.into_owned()));
+    }
+
+    /// Counts a frame against the rate limit. Over the limit, refuses it
+    /// (`rate_limited`, with `id` if it has one) and says whether the
+    /// connection goes on: a flood of refusals closes it (1008).
+    fn admit(&mut self, now: Instant, id: impl FnOnce() -> Option<u64>) -> Result<(), Flow> {
+        if self.rate.take(now) {
+            return Ok(());
+        }
+        let limit = self.shared.config.rate_limit;
+        self.refuse(
+            id(),
+            ClientError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "Too many messages: at most {} per second (bursts of {}); slow down",
+                    limit.per_second, limit.burst
+                ),
+            ),
+        );
+        if self.flood.refused(now) {
+            self.outbox
+                .close(close::POLICY, "rate limit exceeded: too many messages");
+            return Err(Flow::Close);
+        }
+        Err(Flow::Continue)
+    }
+
+    /// A WebSocket ping or pong from the client: it counts like a message.
+    pub(crate) fn on_control_frame(&mut self) -> Flow {
+        match self.admit(Instant::now(), || None) {
+            Ok(()) => Flow::Continue,
+            Err(flow) => flow,
+        }
+    }
+
+    /// Handles one text frame.
+    pub(crate) async fn on_text(&mut self, text: &str) -> Flow {
+        let now = Instant::now();
+        let max = self.shared.config.max_frame_bytes;
+        if text.len() > max {
+            self.refuse(
+                peek_id(text),
+                ClientError::bad_request(format!(
+                    "The message has {} bytes; at most {max} are allowed",
+                    text.len()
+                )),
+            );
+            self.outbox.close(
+                close::TOO_BIG,
+                format!("message too big: at most {max} bytes"),
+            );
+            return Flow::Close;
+        }
+        if let Err(flow) = self.admit(now, || peek_id(text)) {
+            return flow;
+        }
+        let req: Request = match serde_json::from_str(text) {
+            Ok(req) => req,
+            Err(e) => {
+                self.refuse(
+                    peek_id(text),
+                    ClientError::bad_request(format!("Invalid request: {e}")),
+                );
+                return Flow::Continue;
+            }
+        };
+        let Some(conn) = self.conn.clone() else {
+            return self.before_hello(req).await;
+        };
+        let id = req.id;
+        match self.dispatch(conn, req, now).await {
+            Ok(Reply::Ok) => self.outbox.send_msg(&ServerMsg::ok(id, None)),
+            Ok(Reply::Sent | Reply::Owed) => {}
+            Err(e) => self.refuse(id, e),
+        }
+        Flow::Continue
+    }
+
+    /// The connection is gone: leave the lobby, tell the tables.
+    pub(crate) async fn finish(&mut self) {
+        if self.shared.lobby.unwatch(self.outbox.id) {
+            self.shared.metrics.lobby_watchers.fetch_sub(1, Relaxed);
+        }
+        for (_, handle) in std::mem::take(&mut self.attached) {
+            let _ = handle.send(TableCmd::Detach(self.outbox.id)).await;
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Requests after `hello`: each goes to its table's actor, which replies,
+//! or is answered here (names, the lobby, `ping`).
+//!
+//! # Tables a connection is at
+//!
+//! A connection may be at [`MAX_ATTACHED`] tables at once (seated or
+//! watching). `leave_table` frees the slot, and so does a table that
+//! closes; when the slots are full, tables whose round is over are let go
+//! first (as if the connection had walked away from them), so that only
+//! tables in play can fill them.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+
+use oxo_protocol::{ClientMsg, ErrorCode, Request, ServerMsg, TableOptions, TableStatus};
+
+use super::validate;
+use super::{Client, Reply};
+use crate::conn::Conn;
+use crate::error::ClientError;
+use crate::ids::new_id;
+use crate::live::LiveStatus;
+use crate::table::{self, TableCmd, TableReq};
+
+/// The most tables one connection may be attached to (seated or watching).
+pub(crate) const MAX_ATTACHED: usize = 64;
+
+impl Client {
+    /// Handles a request of the player on `conn`, read at `at`.
+    pub(super) async fn dispatch(
+        &mut self,
+        conn: Conn,
+        req: Request,
+        at: Instant,
+    ) -> Result<Reply, ClientError> {
+        let id = req.id;
+        let (table_id, table_req) = match req.msg {
+            ClientMsg::Hello { .. } => {
+                return Err(ClientError::new(
+                    ErrorCode::AlreadyHello,
+                    "hello was already sent on this connection",
+                ));
+            }
+            ClientMsg::SetName { name } => {
+                let name = validate::name(&name)?;
+                self.rename(&conn.account, name, true).await?;
+                return Ok(Reply::Ok);
+            }
+            ClientMsg::CreateTable { options } => {
+                return self.create(conn, id, options, at).await;
+            }
+            ClientMsg::WatchLobby => {
+                if self.shared.lobby.watch(&self.outbox) {
+                    self.shared.metrics.lobby_watchers.fetch_add(1, Relaxed);
+                }
+                let tables = self
+                    .shared
+                    .lobby
+                    .snapshot(self.shared.config.lobby_max_tables);
+                self.outbox.send_msg(&ServerMsg::Lobby { tables });
+                return Ok(Reply::Ok);
+            }
+            ClientMsg::UnwatchLobby => {
+                if self.shared.lobby.unwatch(self.outbox.id) {
+                    self.shared.metrics.lobby_watchers.fetch_sub(1, Relaxed);
+                }
+                return Ok(Reply::Ok);
+            }
+            ClientMsg::Ping => {
+                self.outbox.send_msg(&ServerMsg::Pong { id });
+                return Ok(Reply::Sent);
+            }
+            ClientMsg::JoinTable { table_id, seat } => (table_id, TableReq::Join(seat)),
+            ClientMsg::WatchTable { table_id } => (table_id, TableReq::Watch),
+            ClientMsg::LeaveTable { table_id } => (table_id, TableReq::Leave),
+            ClientMsg::Move {
+                table_id,
+                cell,
+                game_id,
+            } => (table_id, TableReq::Move(cell, game_id)),
+            ClientMsg::Forfeit { table_id } => (table_id, TableReq::Forfeit),
+            ClientMsg::Rematch { table_id } => (table_id, TableReq::Rematch),
+            ClientMsg::Sync { table_id } => (table_id, TableReq::Sync),
+            ClientMsg::Chat { table_id, text } => {
+                let text = validate::chat(&text)?;
+                if !self.chat.take(at) {
+                    return Err(validate::chat_rate(self.shared.config.chat_limit));
+                }
+                (table_id, TableReq::Chat(text))
+            }
+        };
+        self.forward(conn, id, table_id, table_req, at).await
+    }
+
+    /// Makes room to be at one more table, unless the connection is at
+    /// `table_id` already: forgets tables that have closed, then lets go of
+    /// tables whose round is over (as if the connection had walked away
+    /// from them). `false` when every slot holds a table in play.
+    pub(super) async fn make_room(&mut self, table_id: &str) -> bool {
+        if self.attached.contains_key(table_id) || self.attached.len() < MAX_ATTACHED {
+            return true;
+        }
+        self.attached.retain(|_, h| !h.is_closed());
+        if self.attached.len() < MAX_ATTACHED {
+            return true;
+        }
+        let over: Vec<Arc<str>> = self
+            .attached
+            .iter()
+            .filter(|(_, h)| h.status() == TableStatus::RoundOver)
+            .map(|(id, _)| Arc::clone(id))
+            .collect();
+        for id in over {
+            if let Some(handle) = self.attached.remove(&id) {
+                let _ = handle.send(TableCmd::Detach(self.outbox.id)).await;
+            }
+        }
+        self.attached.len() < MAX_ATTACHED
+    }
+
+    /// Opens a table for the player on `conn`; its actor replies.
+    async fn create(
+        &mut self,
+        conn: Conn,
+        id: Option<u64>,
+        options: TableOptions,
+        at: Instant,
+    ) -> Result<Reply, ClientError> {
+        if self.shutting_down() {
+            return Err(ClientError::shutting_down());
+        }
+        validate::options(&options)?;
+        let table_id = new_id();
+        if !self.make_room(&table_id).await {
+            return Err(too_many_attached());
+        }
+        let live = LiveStatus::new(TableStatus::Waiting);
+        let max = self.shared.config.max_tables_per_player;
+        if !conn.account.try_add_table(&table_id, &live, max) {
+            return Err(ClientError::too_many_seats(max));
+        }
+        self.outbox.owe_reply();
+        let handle = table::create(
+            &self.shared,
+            Arc::clone(&table_id),
+            live,
+            options,
+            conn,
+            id,
+            at,
+        );
+        self.attached.insert(table_id, handle);
+        Ok(Reply::Owed)
+    }
+
+    /// Sends a request to its table, whose actor replies.
+    async fn forward(
+        &mut self,
+        conn: Conn,
+        id: Option<u64>,
+        table_id: String,
+        req: TableReq,
+        at: Instant,
+    ) -> Result<Reply, ClientError> {
+        if self.shutting_down() {
+            return Err(ClientError::shutting_down());
+        }
+        let handle = match self.attached.get(table_id.as_str()) {
+            Some(h) => h.clone(),
+            None => self
+                .shared
+                .table(&table_id)
+                .ok_or_else(ClientError::no_such_table)?,
+        };
+        if matches!(req, TableReq::Join(_) | TableReq::Watch)
+            && !self.attached.contains_key(table_id.as_str())
+        {
+            if !self.make_room(&table_id).await {
+                return Err(too_many_attached());
+            }
+            self.attached
+                .insert(Arc::from(table_id.as_str()), handle.clone());
+        }
+        let leaving = matches!(req, TableReq::Leave);
+        self.outbox.owe_reply();
+        if handle.send(TableCmd::Request { conn, id, req, at }).await {
+            if leaving {
+                self.attached.remove(table_id.as_str());
+            }
+        } else {
+            self.attached.remove(table_id.as_str());
+            let e = ClientError::no_such_table();
+            self.shared.metrics.refused(e.code);
+            self.outbox
+                .reply(&ServerMsg::error(id, e.code, e.message.into_owned()));
+        }
+        Ok(Reply::Owed)
+    }
+}
+
+fn too_many_attached() -> ClientError {
+    ClientError::new(
+        ErrorCode::TooManyTables,
+        format!("One connection may be at {MAX_ATTACHED} tables in play at most; leave one first"),
+    )
+}

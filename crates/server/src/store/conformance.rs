@@ -1,0 +1,221 @@
+//! The [`Store`] contract as tests, run against every implementation: what
+//! one store does, the others must do too.
+//!
+//! Also the fixtures other store tests share ([`table_with_a_move`]).
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use oxo_core::{ByPlayer, Outcome, Player, Square, WinReason};
+use oxo_protocol::{Scores, TableOptions, TableStatus};
+
+use super::contract::Store;
+use super::memory::Memory;
+use super::rows::{GamePlayer, GameStart, GamesQuery, TableRow, Write};
+use super::sqlite::Sqlite;
+use crate::config::DbLocation;
+use crate::error::ServerError;
+use crate::metrics::Metrics;
+
+/// Every implementation, fresh and empty.
+fn stores() -> Vec<Arc<dyn Store>> {
+    let sqlite = Sqlite::open(&DbLocation::Memory, Arc::new(Metrics::default())).unwrap();
+    vec![Arc::new(sqlite), Arc::new(Memory::new())]
+}
+
+fn player(id: &str) -> Write {
+    Write::Player {
+        id: id.into(),
+        token_hash: crate::ids::hash_token(id),
+        name: id.into(),
+    }
+}
+
+/// Table `t{n}` (key n, `public` or not) with players `x{n}` and `o{n}`
+/// and game `g{n}` (key n), in which X has played b2 with request id 7.
+pub(super) fn table_at(n: i64, public: bool) -> Vec<Write> {
+    let (x, o) = (format!("x{n}"), format!("o{n}"));
+    let seat = |id: &str| GamePlayer {
+        id: id.into(),
+        name: id.into(),
+        bot: None,
+    };
+    vec![
+        player(&x),
+        player(&o),
+        Write::GameStart(Box::new(GameStart {
+            seq: n,
+            id: format!("g{n}").into(),
+            table_id: format!("t{n}").into(),
+            round: 1,
+            first: Player::X,
+            players: ByPlayer {
+                x: seat(&x),
+                o: seat(&o),
+            },
+            at_ms: 0,
+            public,
+        })),
+        Write::Move {
+            game: n,
+            ply: 1,
+            player: Player::X,
+            cell: Square::B2,
+            at_ms: 0,
+            req_id: Some(7),
+        },
+        Write::Table(Box::new(TableRow {
+            seq: n,
+            id: format!("t{n}").into(),
+            options: TableOptions {
+                public,
+                ..TableOptions::default()
+            },
+            status: TableStatus::InProgress,
+            seats: ByPlayer {
+                x: Some(x.as_str().into()),
+                o: Some(o.as_str().into()),
+            },
+            bot_seat: None,
+            round: 1,
+            scores: Scores::default(),
+            game: Some(n),
+            created_ms: 0,
+        })),
+    ]
+}
+
+/// [`table_at`] a public table.
+pub(super) fn table_with_a_move(n: i64) -> Vec<Write> {
+    table_at(n, true)
+}
+
+/// Ends game `n` with a forfeit by O at `at_ms`.
+fn forfeit(n: i64, at_ms: i64) -> Write {
+    Write::GameEnd {
+        game: n,
+        outcome: Outcome::Win {
+            winner: Player::X,
+            reason: WinReason::Forfeit,
+        },
+        moves: 1,
+        at_ms,
+    }
+}
+
+#[tokio::test]
+async fn writes_read_back_and_groups_are_atomic() {
+    for store in stores() {
+        let hash = crate::ids::hash_token("p1");
+        store.commit(vec![player("p1")]).await.unwrap();
+        // A group whose second write fails leaves no trace of its first.
+        let err = store
+            .commit(vec![
+                Write::PlayerName {
+                    id: "p1".into(),
+                    name: "Bea".into(),
+                },
+                player("p1"),
+            ])
+            .await;
+        assert!(err.is_err(), "{store:?}");
+        let row = store.player_by_token(hash).await.unwrap().unwrap();
+        assert_eq!((row.id.as_str(), row.name.as_str()), ("p1", "p1"));
+        assert!(store.player_by_token([0; 32]).await.unwrap().is_none());
+        assert!(
+            store
+                .health(std::time::Duration::from_secs(1))
+                .await
+                .is_ok()
+        );
+        store.close().await;
+        assert!(matches!(
+            store.commit(Vec::new()).await,
+            Err(ServerError::StoreClosed)
+        ));
+    }
+}
+
+#[tokio::test]
+async fn keys_are_handed_out_once() {
+    for store in stores() {
+        let (a, b) = (store.next_table_seq(), store.next_table_seq());
+        assert!(a >= 1 && b > a, "{store:?}");
+        let (g, h) = (store.next_game_seq(), store.next_game_seq());
+        assert!(g >= 1 && h > g, "{store:?}");
+        store.close().await;
+    }
+}
+
+#[tokio::test]
+async fn unfinished_tables_come_back_with_their_game_replayed() {
+    for store in stores() {
+        let mut writes = table_with_a_move(1);
+        writes.extend(table_with_a_move(2));
+        let closed = Write::Table(Box::new(TableRow {
+            status: TableStatus::Closed,
+            ..match &writes[writes.len() - 1] {
+                Write::Table(row) => (**row).clone(),
+                _ => unreachable!("the fixture ends with its table"),
+            }
+        }));
+        writes.push(closed);
+        store.commit(writes).await.unwrap();
+
+        let saved = store.unfinished_tables().unwrap();
+        assert_eq!(saved.len(), 1, "{store:?}");
+        let t1 = &saved[0];
+        assert_eq!(
+            (&*t1.row.id, t1.row.status),
+            ("t1", TableStatus::InProgress)
+        );
+        assert_eq!(t1.players.x.as_ref().unwrap().name, "x1");
+        let game = t1.game.as_ref().unwrap();
+        assert_eq!((&*game.id, game.seq), ("g1", 1));
+        assert_eq!(game.game.to_move(), Some(Player::O));
+        assert_eq!(game.accepted, [(Player::X, 7, Square::B2)]);
+        store.close().await;
+    }
+}
+
+#[tokio::test]
+async fn private_games_are_shown_to_their_players_only() {
+    for store in stores() {
+        let mut writes = table_at(1, true);
+        writes.extend(table_at(2, false));
+        writes.extend([forfeit(1, 10), forfeit(2, 20)]);
+        store.commit(writes).await.unwrap();
+
+        let public = store.game_record("g1", None).await.unwrap().unwrap();
+        assert_eq!(public.table_id.as_deref(), Some("t1"));
+        assert_eq!(public.moves.len(), 1);
+        assert_eq!(public.ended_at_ms, Some(10));
+        let private = store.game_record("g2", None).await.unwrap().unwrap();
+        assert_eq!(private.table_id, None, "{store:?}");
+        let mine = store.game_record("g2", Some("o2")).await.unwrap().unwrap();
+        assert_eq!(mine.table_id.as_deref(), Some("t2"));
+        assert!(store.game_record("nope", None).await.unwrap().is_none());
+
+        let ids = |games: Vec<oxo_protocol::GameSummary>| {
+            games.into_iter().map(|g| g.id).collect::<Vec<_>>()
+        };
+        let query = |player: Option<&str>, asker: Option<&str>| GamesQuery {
+            player: player.map(str::to_owned),
+            asker: asker.map(str::to_owned),
+            limit: 10,
+        };
+        let anyone = store.recent_games(query(None, None)).await.unwrap();
+        assert_eq!(ids(anyone), ["g1"], "{store:?}");
+        let o2 = store.recent_games(query(None, Some("o2"))).await.unwrap();
+        assert_eq!(ids(o2), ["g2", "g1"], "newest first");
+        let of_o2 = store.recent_games(query(Some("o2"), None)).await.unwrap();
+        assert!(of_o2.is_empty());
+        let one = GamesQuery {
+            limit: 1,
+            ..query(None, Some("x2"))
+        };
+        assert_eq!(ids(store.recent_games(one).await.unwrap()), ["g2"]);
+        store.close().await;
+    }
+}

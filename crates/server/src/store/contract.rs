@@ -1,0 +1,112 @@
+//! The [`Store`] trait: what the tables, the connections and the HTTP API
+//! need from storage, and nothing of how an engine provides it.
+//!
+//! # Why a trait object
+//!
+//! The server holds an `Arc<dyn Store>`, chosen at run time from the
+//! configuration (SQLite in a file or in memory today; PostgreSQL for a
+//! cluster next, and `Memory` in tests). A generic
+//! `Shared<S: Store>` would reach every handler, table and connection type
+//! for no gain: a commit costs a disk flush, next to which one boxed future
+//! per call is nothing. So the asynchronous methods return boxed futures
+//! ([`BoxFuture`]), which keeps the trait dyn-compatible without a macro
+//! crate.
+//!
+//! # What every store promises
+//!
+//! - [`Store::commit`] applies a batch of writes whole or not at all, and
+//!   returns once they are durable: callers acknowledge a change to clients
+//!   only after that.
+//! - Keys come from [`Store::next_table_seq`] and [`Store::next_game_seq`]
+//!   before the rows that use them are written, and never repeat.
+//! - Reads see every commit that has returned.
+//! - After [`Store::close`], writes and reads fail with
+//!   [`ServerError::StoreClosed`].
+//!
+//! The tests in `conformance` hold every implementation to this.
+
+use std::fmt;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use oxo_protocol::{GameRecord, GameSummary};
+
+use super::rows::{GamesQuery, PlayerRow, SavedTable, Write};
+use crate::error::ServerError;
+use crate::ids::TokenHash;
+
+/// A store's answer, some time later.
+pub(crate) type StoreFuture<'a, T> = BoxFuture<'a, Result<T, ServerError>>;
+
+/// Durable storage of players, tables, games and moves.
+pub(crate) trait Store: Send + Sync + fmt::Debug {
+    /// A new table key.
+    fn next_table_seq(&self) -> i64;
+
+    /// A new game key.
+    fn next_game_seq(&self) -> i64;
+
+    /// Applies `writes` atomically and resolves once they are durable.
+    ///
+    /// # Errors
+    ///
+    /// The store's error (nothing of `writes` was applied), or
+    /// [`ServerError::StoreClosed`] after [`Store::close`].
+    fn commit(&self, writes: Vec<Write>) -> StoreFuture<'_, ()>;
+
+    /// The player holding the token with this hash, if any.
+    ///
+    /// # Errors
+    ///
+    /// The store's error, or [`ServerError::Corrupt`] for a row that does
+    /// not read back.
+    fn player_by_token(&self, token_hash: TokenHash) -> StoreFuture<'_, Option<PlayerRow>>;
+
+    /// `GET /api/games/{id}`: the record of game `id` as `asker` (the player
+    /// id the request proved, if any) may see it (see
+    /// [`GameRow::record`](super::rows::GameRow::record)).
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::player_by_token`].
+    fn game_record<'a>(
+        &'a self,
+        id: &'a str,
+        asker: Option<&'a str>,
+    ) -> StoreFuture<'a, Option<GameRecord>>;
+
+    /// `GET /api/games`: finished games, newest first, that `query` lists
+    /// (see [`GamesQuery::lists`]), looking at the newest
+    /// [`PLAYER_SCAN`](super::rows::PLAYER_SCAN) at most.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::player_by_token`].
+    fn recent_games(&self, query: GamesQuery) -> StoreFuture<'_, Vec<GameSummary>>;
+
+    /// Whether the store takes writes now, answered within about `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Why it is not healthy, in a line for `/healthz`.
+    fn health(&self, limit: Duration) -> BoxFuture<'_, Result<(), String>>;
+
+    /// Every table that is not closed, with its seated players and its
+    /// current game replayed, for the tables to resume on start. A table
+    /// that does not read back is skipped (and logged), not fatal.
+    ///
+    /// Synchronous, because start-up is ([`AppState::new`]): called once,
+    /// before anything is served, and it may block.
+    ///
+    /// # Errors
+    ///
+    /// Only if the store cannot be read at all.
+    ///
+    /// [`AppState::new`]: crate::AppState::new
+    fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError>;
+
+    /// Finishes what is queued, makes it durable and releases the store
+    /// (files, locks, connections). Later calls fail with
+    /// [`ServerError::StoreClosed`].
+    fn close(&self) -> BoxFuture<'_, ()>;
+}

@@ -1,0 +1,205 @@
+//! The vocabulary of storage: the changes a store applies ([`Write`]) and
+//! the rows it hands back, named, the same for every implementation.
+//!
+//! Also the one rule about what a reader may see (see [`GamesQuery`] and
+//! [`GameRow::record`]), so that every store answers the HTTP API alike.
+//! This file knows no storage engine: no SQL, no locks, no I/O.
+
+use std::sync::Arc;
+
+use oxo_core::{BotLevel, ByPlayer, Game, Outcome, Player, Square};
+use oxo_protocol::{GameRecord, RecordPlayer, RecordedMove, Scores, TableOptions, TableStatus};
+
+use crate::ids::TokenHash;
+
+/// How many of the newest finished games a listing looks at, at most.
+///
+/// There is no index by player or by privacy: a listing walks down the
+/// newest finished games and stops after `limit` matches or this many
+/// games looked at.
+pub(crate) const PLAYER_SCAN: u32 = 100_000;
+
+/// One row-level change.
+#[derive(Debug)]
+pub(crate) enum Write {
+    /// A new player.
+    Player {
+        id: Arc<str>,
+        token_hash: TokenHash,
+        name: Arc<str>,
+    },
+    /// A player's new display name.
+    PlayerName { id: Arc<str>, name: Arc<str> },
+    /// A table's whole row (insert or update).
+    Table(Box<TableRow>),
+    /// A round started.
+    GameStart(Box<GameStart>),
+    /// A move (`ply` from 1) of the game with key `game`.
+    Move {
+        game: i64,
+        ply: u32,
+        player: Player,
+        cell: Square,
+        at_ms: i64,
+        req_id: Option<u64>,
+    },
+    /// The game with key `game` ended.
+    GameEnd {
+        game: i64,
+        outcome: Outcome,
+        moves: u32,
+        at_ms: i64,
+    },
+    /// A health probe: rewrites the one row of `health`.
+    HealthProbe { at_ms: i64 },
+}
+
+/// A table as stored.
+///
+/// Written whole ([`Write::Table`]); a table that exists already keeps its
+/// `id`, `options` and `created_ms` and takes everything else.
+#[derive(Clone, Debug)]
+pub(crate) struct TableRow {
+    /// The integer key.
+    pub(crate) seq: i64,
+    pub(crate) id: Arc<str>,
+    pub(crate) options: TableOptions,
+    pub(crate) status: TableStatus,
+    /// Player ids of the human seats.
+    pub(crate) seats: ByPlayer<Option<Arc<str>>>,
+    pub(crate) bot_seat: Option<Player>,
+    pub(crate) round: u32,
+    pub(crate) scores: Scores,
+    /// The key of the current (or last) game.
+    pub(crate) game: Option<i64>,
+    pub(crate) created_ms: i64,
+}
+
+/// One side of a game as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GamePlayer {
+    pub(crate) id: Arc<str>,
+    pub(crate) name: Arc<str>,
+    pub(crate) bot: Option<BotLevel>,
+}
+
+/// The start of a round.
+#[derive(Clone, Debug)]
+pub(crate) struct GameStart {
+    /// The integer key.
+    pub(crate) seq: i64,
+    pub(crate) id: Arc<str>,
+    pub(crate) table_id: Arc<str>,
+    pub(crate) round: u32,
+    pub(crate) first: Player,
+    pub(crate) players: ByPlayer<GamePlayer>,
+    pub(crate) at_ms: i64,
+    /// Whether the table is public; the records of private tables are
+    /// listed only for their players.
+    pub(crate) public: bool,
+}
+
+/// A game as stored: how it started and, once over, how it ended.
+#[derive(Clone, Debug)]
+pub(crate) struct GameRow {
+    pub(crate) start: GameStart,
+    /// When it ended; `None` while it is played.
+    pub(crate) ended_ms: Option<i64>,
+    pub(crate) outcome: Option<Outcome>,
+}
+
+impl GameRow {
+    /// Whether `asker` played in this game.
+    fn played_by(&self, asker: Option<&str>) -> bool {
+        let players = &self.start.players;
+        asker.is_some_and(|a| a == &*players.x.id || a == &*players.o.id)
+    }
+
+    /// The record of this game with `moves`, as `asker` (the player id a
+    /// request proved, if any) may see it: a game at a private table names
+    /// its table only to its two players.
+    pub(crate) fn record(&self, moves: Vec<RecordedMove>, asker: Option<&str>) -> GameRecord {
+        let start = &self.start;
+        let shows_table = start.public || self.played_by(asker);
+        let player = |p: &GamePlayer| RecordPlayer {
+            id: p.id.to_string(),
+            name: p.name.to_string(),
+            bot: p.bot,
+        };
+        GameRecord {
+            id: start.id.to_string(),
+            table_id: shows_table.then(|| start.table_id.to_string()),
+            round: start.round,
+            players: ByPlayer {
+                x: player(&start.players.x),
+                o: player(&start.players.o),
+            },
+            first: start.first,
+            moves,
+            outcome: self.outcome,
+            started_at_ms: start.at_ms,
+            ended_at_ms: self.ended_ms,
+        }
+    }
+}
+
+/// `GET /api/games?player=&limit=`: which finished games to list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct GamesQuery {
+    /// Only this player's games.
+    pub(crate) player: Option<String>,
+    /// The player id the request proved, if any.
+    pub(crate) asker: Option<String>,
+    /// The most games to return.
+    pub(crate) limit: u32,
+}
+
+impl GamesQuery {
+    /// Whether the game between `x` and `o` (player ids), at a public table
+    /// or not, is listed.
+    ///
+    /// Without `player`: the games of public tables, and the asker's own.
+    /// With `player`: that player's games at public tables, and their games
+    /// at private tables too if the asker is that player.
+    pub(crate) fn lists(&self, x: &str, o: &str, public: bool) -> bool {
+        let asker = self.asker.as_deref();
+        match self.player.as_deref() {
+            None => public || asker.is_some_and(|a| a == x || a == o),
+            Some(p) => (p == x || p == o) && (public || asker == Some(p)),
+        }
+    }
+}
+
+/// A player as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PlayerRow {
+    pub(crate) id: String,
+    pub(crate) token_hash: TokenHash,
+    pub(crate) name: String,
+}
+
+/// An unfinished table read back on start.
+#[derive(Debug)]
+pub(crate) struct SavedTable {
+    pub(crate) row: TableRow,
+    pub(crate) players: ByPlayer<Option<PlayerRow>>,
+    pub(crate) game: Option<SavedGame>,
+}
+
+/// The current round of a saved table.
+#[derive(Debug)]
+pub(crate) struct SavedGame {
+    pub(crate) seq: i64,
+    pub(crate) id: Arc<str>,
+    pub(crate) game: Game,
+    /// Request ids of the moves that had one: seat, id, cell.
+    pub(crate) accepted: Vec<(Player, u64, Square)>,
+}
+
+/// A move as stored, read back for recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MoveRow {
+    pub(crate) player: Player,
+    pub(crate) cell: Square,
+    pub(crate) req_id: Option<u64>,
+}

@@ -1,0 +1,320 @@
+//! The SQLite store: one writer thread with group commit, and a read
+//! connection beside it.
+//!
+//! # Durability
+//!
+//! A move is acknowledged only after the transaction holding it has
+//! committed. The database runs in WAL mode with `synchronous=FULL`, so a
+//! commit has reached the disk (the WAL is fsynced) before `COMMIT` returns:
+//! an acknowledged move survives `kill -9` and power loss alike.
+//!
+//! Writes go through the writer thread (see `writer` for why one thread and
+//! group commit). Reads (the HTTP API, token look-ups) use a second
+//! connection on the blocking pool; WAL lets them run beside the writer. An
+//! in-memory database has one connection only, so there reads go through
+//! the writer thread.
+//!
+//! # Health
+//!
+//! The writer records the outcome of every group commit. `/healthz` asks
+//! [`Store::health`]: healthy at once if a commit succeeded within the last
+//! second, otherwise only if a probe write (one row of `health`) commits
+//! within the caller's time limit. So it answers for what matters, whether
+//! the database takes writes now; while it does, that costs at most about
+//! one tiny commit per second (probes that arrive together share one).
+//!
+//! # Layout
+//!
+//! - this file: [`Sqlite`], its connections, and the [`Store`] methods;
+//! - `writer`: the writer thread and group commit;
+//! - `writes`: the SQL of each row change;
+//! - `reads`: the queries of the HTTP API, and token look-ups;
+//! - `recover`: unfinished tables read back on start;
+//! - `schema`: opening the file, and the migrations;
+//! - `lock`: one server per database file;
+//! - `text`: how values are spelled in text columns;
+//! - `error`: SQLite's failures, told in a line.
+
+mod error;
+mod lock;
+mod reads;
+mod recover;
+mod schema;
+#[cfg(test)]
+mod temp;
+mod text;
+mod writer;
+mod writes;
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+use oxo_protocol::{GameRecord, GameSummary};
+use rusqlite::Connection;
+use tokio::sync::{mpsc, oneshot};
+
+use self::writer::{LastCommit, Op, ReadJob};
+use crate::config::DbLocation;
+use crate::error::ServerError;
+use crate::ids::{TokenHash, now_ms};
+use crate::metrics::Metrics;
+use crate::store::contract::{Store, StoreFuture};
+use crate::store::rows::{GamesQuery, PlayerRow, SavedTable, Write};
+
+/// How recent a successful commit must be for [`Store::health`] to skip
+/// its probe write.
+const FRESH_COMMIT: Duration = Duration::from_secs(1);
+
+/// The database: a writer thread fed by a queue, and a read connection.
+#[derive(Debug)]
+pub(crate) struct Sqlite {
+    queue: mpsc::UnboundedSender<Op>,
+    /// The next integer keys of tables and games (assigned here so that a
+    /// row's key is known before its insert commits).
+    next_table: AtomicI64,
+    next_game: AtomicI64,
+    /// `None` for an in-memory database (reads go through the writer), and
+    /// after [`Store::close`].
+    reader: Mutex<Option<Arc<Reader>>>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    /// Written by the writer thread after each commit, read by `health`.
+    last_commit: Arc<Mutex<LastCommit>>,
+}
+
+/// The read connection, and a share of the file lock.
+///
+/// The lock is shared by the reader and the writer thread and released
+/// when both have closed their connections: closing its descriptor while
+/// a SQLite connection of this process has the file open would drop that
+/// connection's POSIX locks (see `lock`). Fields drop in order.
+#[derive(Debug)]
+struct Reader {
+    conn: Mutex<Connection>,
+    _lock: Option<Arc<lock::DbLock>>,
+}
+
+impl Sqlite {
+    /// Opens (creating if needed) and migrates the database, and starts the
+    /// writer thread, which records its commits in `metrics`.
+    ///
+    /// # Errors
+    ///
+    /// A database file that is not this server's to write is refused
+    /// before anything is written to it: [`ServerError::DatabaseInUse`],
+    /// [`ServerError::ForeignDatabase`], [`ServerError::SchemaTooNew`],
+    /// [`ServerError::ReadOnlyDatabase`], or a database error such as "file
+    /// is not a database". A database error also if it cannot be migrated.
+    pub(crate) fn open(
+        location: &DbLocation,
+        metrics: Arc<Metrics>,
+    ) -> Result<Sqlite, ServerError> {
+        let mut opened = schema::open(location)?;
+        schema::migrate(&mut opened.writer)?;
+        let max = |table: &str| -> Result<i64, ServerError> {
+            Ok(opened.writer.query_row(
+                &format!("SELECT COALESCE(MAX(seq), 0) FROM {table}"),
+                [],
+                |r| r.get::<_, i64>(0),
+            )?)
+        };
+        let (next_table, next_game) = (max("tables")? + 1, max("games")? + 1);
+        let schema::Opened {
+            writer: conn,
+            reader,
+            lock,
+        } = opened;
+        let lock = lock.map(Arc::new);
+        let reader = reader.map(|conn| {
+            Arc::new(Reader {
+                conn: Mutex::new(conn),
+                _lock: lock.clone(),
+            })
+        });
+        let (queue, rx) = mpsc::unbounded_channel();
+        let last_commit = Arc::new(Mutex::new(LastCommit::default()));
+        let record = Arc::clone(&last_commit);
+        let writer = std::thread::Builder::new()
+            .name("oxo-db-writer".into())
+            .spawn(move || {
+                writer::writer_loop(conn, rx, &metrics, &record);
+                // Only now that the connection has closed.
+                drop(lock);
+            })?;
+        Ok(Sqlite {
+            queue,
+            next_table: AtomicI64::new(next_table),
+            next_game: AtomicI64::new(next_game),
+            reader: Mutex::new(reader),
+            writer: Mutex::new(Some(writer)),
+            last_commit,
+        })
+    }
+
+    /// The read connection, if this database has one and is open.
+    fn reader(&self) -> Result<Option<Arc<Reader>>, ServerError> {
+        Ok(self
+            .reader
+            .lock()
+            .map_err(|_| ServerError::StoreClosed)?
+            .clone())
+    }
+
+    /// Runs `f` on the writer's connection, between group commits; `send`
+    /// passes `f`'s result to the waiting caller.
+    fn read_on_writer<T, F>(
+        &self,
+        f: F,
+        send: impl FnOnce(T) + Send + 'static,
+    ) -> Result<(), ServerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> T + Send + 'static,
+    {
+        let job: ReadJob = Box::new(move |conn| send(f(conn)));
+        self.queue
+            .send(Op::Read(job))
+            .map_err(|_| ServerError::StoreClosed)
+    }
+
+    /// Runs `f` on a read connection, on the blocking pool.
+    ///
+    /// # Errors
+    ///
+    /// `f`'s error, or [`ServerError::StoreClosed`].
+    async fn read<T, F>(&self, f: F) -> Result<T, ServerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, ServerError> + Send + 'static,
+    {
+        match self.reader()? {
+            Some(reader) => tokio::task::spawn_blocking(move || {
+                let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
+                f(&conn)
+            })
+            .await
+            .map_err(|_| ServerError::StoreClosed)?,
+            None => {
+                let (tx, rx) = oneshot::channel();
+                self.read_on_writer(f, move |result| {
+                    let _ = tx.send(result);
+                })?;
+                rx.await.map_err(|_| ServerError::StoreClosed)?
+            }
+        }
+    }
+
+    /// [`Sqlite::read`] on the calling thread, which it blocks: for start-up.
+    fn read_now<T, F>(&self, f: F) -> Result<T, ServerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, ServerError> + Send + 'static,
+    {
+        match self.reader()? {
+            Some(reader) => {
+                let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
+                f(&conn)
+            }
+            None => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                self.read_on_writer(f, move |result| {
+                    let _ = tx.send(result);
+                })?;
+                rx.recv().map_err(|_| ServerError::StoreClosed)?
+            }
+        }
+    }
+
+    async fn health_check(&self, limit: Duration) -> Result<(), String> {
+        let fresh = self.last_commit.lock().is_ok_and(|last| {
+            last.error.is_none()
+                && last
+                    .at
+                    .is_some_and(|at: Instant| at.elapsed() < FRESH_COMMIT)
+        });
+        if fresh {
+            return Ok(());
+        }
+        let probe = vec![Write::HealthProbe { at_ms: now_ms() }];
+        match tokio::time::timeout(limit, self.commit(probe)).await {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(_) => Err(format!(
+                "the database did not take a write within {} ms",
+                limit.as_millis()
+            )),
+        }
+    }
+
+    async fn shut(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.queue.send(Op::Close(tx)).is_ok() {
+            let _ = rx.await;
+        }
+        let handle = self.writer.lock().ok().and_then(|mut h| h.take());
+        if let Some(handle) = handle {
+            let _ = tokio::task::spawn_blocking(move || handle.join()).await;
+        }
+        // The file lock goes with the last connection: now, unless a read
+        // is still running.
+        let reader = self.reader.lock().ok().and_then(|mut r| r.take());
+        drop(reader);
+    }
+}
+
+impl Store for Sqlite {
+    fn next_table_seq(&self) -> i64 {
+        self.next_table.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn next_game_seq(&self) -> i64 {
+        self.next_game.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn commit(&self, writes: Vec<Write>) -> StoreFuture<'_, ()> {
+        let (tx, rx) = oneshot::channel();
+        let queued = self.queue.send(Op::Group(writes, tx));
+        Box::pin(async move {
+            queued.map_err(|_| ServerError::StoreClosed)?;
+            rx.await.map_err(|_| ServerError::StoreClosed)?
+        })
+    }
+
+    fn player_by_token(&self, token_hash: TokenHash) -> StoreFuture<'_, Option<PlayerRow>> {
+        Box::pin(self.read(move |c| reads::player_by_token(c, token_hash)))
+    }
+
+    fn game_record<'a>(
+        &'a self,
+        id: &'a str,
+        asker: Option<&'a str>,
+    ) -> StoreFuture<'a, Option<GameRecord>> {
+        let (id, asker) = (id.to_owned(), asker.map(str::to_owned));
+        Box::pin(self.read(move |c| reads::game_record(c, &id, asker.as_deref())))
+    }
+
+    fn recent_games(&self, query: GamesQuery) -> StoreFuture<'_, Vec<GameSummary>> {
+        Box::pin(self.read(move |c| reads::recent_games(c, &query)))
+    }
+
+    fn health(&self, limit: Duration) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(self.health_check(limit))
+    }
+
+    fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError> {
+        let recovered = self.read_now(recover::load_open_tables)?;
+        for skipped in &recovered.skipped {
+            tracing::warn!(
+                table = %skipped.table,
+                error = %skipped.error,
+                "skipped an unfinished table that could not be read back; the others resume"
+            );
+        }
+        Ok(recovered.tables)
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.shut())
+    }
+}
