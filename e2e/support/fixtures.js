@@ -1,12 +1,14 @@
 // Test fixtures: one `oxo serve` per worker, players in their own browser
 // contexts (their own localStorage, so their own token), and a guard that
-// fails any test in which a page logged a console error, threw, or had a
-// request fail or answered with an HTTP error.
+// fails any test in which a page logged a console error, threw, had a
+// request fail or answered with an HTTP error, or sent or received a
+// WebSocket frame that does not match the protocol's schema.
 
 import { test as base, expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, ARTIFACTS } from './server.js';
+import { checkFrame } from './frames.js';
 
 export { expect };
 
@@ -33,21 +35,27 @@ function guard(context, problems, who) {
   });
 }
 
+/**
+ * Every frame of every WebSocket of `page`: it must match the protocol's
+ * schema (support/frames.js), and no request id may go out twice on one
+ * socket.
+ */
 function watchSockets(page, problems, who) {
   page.on('websocket', (ws) => {
     const ids = new Set();
+    const check = (direction, payload) => {
+      const wrong = checkFrame(direction, payload);
+      if (wrong) problems.push(`${who}: frame ${direction} does not match the protocol schema: ${wrong}; frame: ${payload}`);
+      return !wrong;
+    };
     ws.on('framesent', ({ payload }) => {
-      let msg;
-      try {
-        msg = JSON.parse(payload);
-      } catch {
-        problems.push(`${who}: non-JSON frame sent: ${payload}`);
-        return;
-      }
+      if (!check('sent', payload)) return;
+      const msg = JSON.parse(String(payload));
       if (msg.id === undefined) return;
       if (ids.has(msg.id)) problems.push(`${who}: request id ${msg.id} sent twice on one socket: ${payload}`);
       ids.add(msg.id);
     });
+    ws.on('framereceived', ({ payload }) => check('received', payload));
   });
 }
 
@@ -80,7 +88,7 @@ export const test = base.extend({
     async ({}, use) => {
       const problems = [];
       await use(problems);
-      expect(problems, 'console errors, page errors, failed requests or request ids sent twice').toEqual([]);
+      expect(problems, 'console errors, page errors, failed requests, frames off the protocol schema or request ids sent twice').toEqual([]);
     },
     { auto: true },
   ],

@@ -82,3 +82,81 @@ export async function startBotGame(page, { level = 'Impossible', side = 'X' } = 
   await expect(page).toHaveURL(/\/t\/[^/]+$/);
   await expect(status(page)).not.toHaveText('Connecting…');
 }
+
+/**
+ * A game against Impossible half-way: `page` plays X, b2, the computer
+ * answers, and the hints are on.
+ */
+export async function midGameWithHints(page) {
+  await startBotGame(page, { level: 'Impossible', side: 'X' });
+  await play(page, 'b2', 'X');
+  await expect(page.locator('#moves li.move')).toHaveCount(2, { timeout: 15_000 });
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await page.getByRole('switch', { name: 'Hints' }).check();
+  await expect(page.locator('.cell .hint').first()).toBeVisible();
+}
+
+/** Clicks Forfeit once: it asks to be sure. */
+export async function armForfeit(page) {
+  await page.locator('#forfeit').click();
+  await expect(page.locator('#forfeit')).toHaveText('Really forfeit?');
+}
+
+/**
+ * Turns the hints off and loses the round against the computer (as X),
+ * then waits for Rematch.
+ */
+export async function loseToBot(page, server) {
+  await page.getByRole('switch', { name: 'Hints' }).uncheck();
+  await playOutVsBot(page, server, 'X', 'worst');
+  await expect(page.getByRole('button', { name: 'Rematch' })).toBeVisible();
+}
+
+/** From a finished round, opens its replay, which starts at the end. */
+export async function openReplay(page) {
+  await page.getByRole('link', { name: 'Open replay' }).click();
+  await expect(page.locator('#position')).toHaveText(/^Move (\d) of \1$/);
+}
+
+/**
+ * Bob (a new player) lists an open table, then `page` goes Home, where it
+ * shows in the lobby beside the recent games. Returns Bob's page.
+ */
+export async function homeWithBobsTable(page, player) {
+  const bob = await player('Bob');
+  await bob.goto('/');
+  await bob.getByRole('switch', { name: 'List it in open tables' }).check();
+  await bob.getByRole('button', { name: 'Create a table' }).click();
+  await expect(bob).toHaveURL(/\/t\/[^/]+$/);
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(page.locator('#lobby .row').filter({ hasText: 'Bob' }).first()).toBeVisible();
+  await expect(page.locator('#recent .row')).not.toHaveCount(0);
+  return bob;
+}
+
+/**
+ * Routes the page's WebSocket through the test, so that the test can cut
+ * the connection: `await net.cut()` closes it and refuses new ones until
+ * `net.restore()`. Call before the page opens its socket.
+ */
+export async function cuttableSocket(page) {
+  let cut = false;
+  const sockets = [];
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    if (cut) {
+      ws.close();
+      return;
+    }
+    ws.connectToServer();
+    sockets.push(ws);
+  });
+  return {
+    async cut() {
+      cut = true;
+      for (const ws of sockets) await ws.close();
+    },
+    restore() {
+      cut = false;
+    },
+  };
+}

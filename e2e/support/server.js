@@ -1,7 +1,7 @@
 // Starts a real `oxo serve` on an ephemeral port with a fresh database and
 // reads its URL from the "listening on http://..." line it prints.
-// The binary is built by scripts/test (`cargo build --release -p oxo`);
-// OXO_BIN points elsewhere.
+// The binary is built by scripts/test (`cargo build --release -p oxo`) in
+// $CARGO_TARGET_DIR or target/; OXO_BIN points elsewhere.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 export const E2E_DIR = resolve(here, '..');
 export const ARTIFACTS = join(E2E_DIR, 'artifacts');
-const BIN = process.env.OXO_BIN ?? resolve(E2E_DIR, '../target/release/oxo');
+// Where cargo put it: CARGO_TARGET_DIR (relative to the repository root),
+// else target/.
+const TARGET_DIR = resolve(E2E_DIR, '..', process.env.CARGO_TARGET_DIR ?? 'target');
+const BIN = process.env.OXO_BIN ?? join(TARGET_DIR, 'release/oxo');
 const START_TIMEOUT_MS = 20_000;
 
 export async function startServer(label = 'server') {

@@ -6,7 +6,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect } from '../support/fixtures.js';
 import {
-  status, cell, toastEl, play, playOutVsBot, startBotGame,
+  cell, toastEl, midGameWithHints, armForfeit, loseToBot, openReplay, homeWithBobsTable,
 } from '../support/game.js';
 
 const WIDTHS = [1280, 375];
@@ -42,30 +42,21 @@ for (const width of WIDTHS) {
       await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
 
       // A game against the computer, mid-game, with hints.
-      await startBotGame(page, { level: 'Impossible', side: 'X' });
-      await play(page, 'b2', 'X');
-      await expect(page.locator('#moves li.move')).toHaveCount(2, { timeout: 15_000 });
-      await expect(status(page)).toHaveText('Your turn (X)');
-      await page.getByRole('switch', { name: 'Hints' }).check();
-      await expect(page.locator('.cell .hint').first()).toBeVisible();
+      await midGameWithHints(page);
       await checkA11y(page, 'a game against the computer, mid-game');
 
       // A refused move (the square is taken) and Forfeit asking to be sure.
       await cell(page, 'b2').click();
       await expect(toastEl(page)).toBeVisible();
-      await page.locator('#forfeit').click();
-      await expect(page.locator('#forfeit')).toHaveText('Really forfeit?');
+      await armForfeit(page);
       await checkA11y(page, 'a refused move and an armed Forfeit');
-      await page.getByRole('switch', { name: 'Hints' }).uncheck();
 
       // The same round, lost: the winning line, Rematch, Open replay.
-      await playOutVsBot(page, server, 'X', 'worst');
-      await expect(page.getByRole('button', { name: 'Rematch' })).toBeVisible();
+      await loseToBot(page, server);
       await checkA11y(page, 'a finished round');
 
       // Its replay, at the end and at the start.
-      await page.getByRole('link', { name: 'Open replay' }).click();
-      await expect(page.locator('#position')).toHaveText(/^Move (\d) of \1$/);
+      await openReplay(page);
       // Scan once the solver's verdicts are in (they redraw the log).
       await expect(page.locator('#summary')).toBeVisible();
       await checkA11y(page, 'a replay, at the end');
@@ -78,14 +69,7 @@ for (const width of WIDTHS) {
 
       // Home, with the game in "Recent games" (both colours of names) and
       // someone's open table in the lobby.
-      const bob = await player('Bob');
-      await bob.goto('/');
-      await bob.getByRole('switch', { name: 'List it in open tables' }).check();
-      await bob.getByRole('button', { name: 'Create a table' }).click();
-      await expect(bob).toHaveURL(/\/t\/[^/]+$/);
-      await page.getByRole('link', { name: 'Home', exact: true }).click();
-      await expect(page.locator('#recent .row')).not.toHaveCount(0);
-      await expect(page.locator('#lobby .row').filter({ hasText: 'Bob' }).first()).toBeVisible();
+      await homeWithBobsTable(page, player);
       await checkA11y(page, 'the home page');
 
       // The name dialog.

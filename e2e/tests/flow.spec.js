@@ -4,7 +4,7 @@
 // own for what does not exist.
 
 import { test, expect } from '../support/fixtures.js';
-import { cell, status, substatus, play, playOutVsBot, startBotGame, boardOf } from '../support/game.js';
+import { cell, status, substatus, play, playOutVsBot, startBotGame, boardOf, cuttableSocket } from '../support/game.js';
 
 /** Every `move` frame the page sends from now on. */
 function moveFrames(page) {
@@ -78,16 +78,7 @@ test('a first visit starts at Medium, and the last choice is remembered', async 
 
 test('the board is inert when it is not your turn, and while offline', async ({ page }) => {
   const moves = moveFrames(page);
-  let cut = false;
-  const sockets = [];
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    if (cut) {
-      ws.close();
-      return;
-    }
-    ws.connectToServer();
-    sockets.push(ws);
-  });
+  const net = await cuttableSocket(page);
   await startBotGame(page, { level: 'Impossible', side: 'O' });
   // The computer (X) moves first: until it has, the board takes nothing.
   await expect(status(page)).toHaveText(/Waiting for Impossible|Your turn/);
@@ -118,8 +109,7 @@ test('the board is inert when it is not your turn, and while offline', async ({ 
 
   // Offline: the board says it cannot take a move, and clicks send nothing.
   await expect(status(page)).toHaveText('Your turn (O)', { timeout: 15_000 });
-  cut = true;
-  for (const ws of sockets) await ws.close();
+  await net.cut();
   await expect(page.locator('#conn')).toBeVisible();
   await expect(grid).toHaveAttribute('data-interactive', 'false');
   await expect(page.locator('.board-wrap')).toHaveClass(/is-offline/);
@@ -127,7 +117,7 @@ test('the board is inert when it is not your turn, and while offline', async ({ 
   const offlineBoard = await boardOf(page);
   const sent = moves.length;
   await cell(page, squares[offlineBoard.indexOf('.')]).click({ force: true });
-  cut = false;
+  net.restore();
   await expect(page.locator('#conn')).toBeHidden({ timeout: 15_000 });
   expect(moves.length).toBe(sent);
   expect(await boardOf(page)).toBe(offlineBoard);

@@ -4,7 +4,7 @@
 // and a share field shows the end of its link (the id), not its start.
 
 import { test, expect } from '../support/fixtures.js';
-import { status, play, playOutVsBot, startBotGame } from '../support/game.js';
+import { status, play, startBotGame, midGameWithHints, armForfeit, loseToBot, openReplay } from '../support/game.js';
 
 const WIDTHS = [320, 375, 768, 900, 1280];
 
@@ -69,28 +69,19 @@ for (const width of WIDTHS) {
     await expectNoOverflow(page, 'home');
 
     // The game: mid-game with hints, then both confirmations armed.
-    await startBotGame(page, { level: 'Impossible', side: 'X' });
-    await play(page, 'b2', 'X');
-    await expect(page.locator('#moves li.move')).toHaveCount(2, { timeout: 15_000 });
-    await expect(status(page)).toHaveText('Your turn (X)');
-    await page.getByRole('switch', { name: 'Hints' }).check();
-    await expect(page.locator('.cell .hint').first()).toBeVisible();
+    await midGameWithHints(page);
     await expectNoOverflow(page, 'mid-game');
-    await page.locator('#forfeit').click();
+    await armForfeit(page);
     await page.locator('#leave').click();
-    await expect(page.locator('#forfeit')).toHaveText('Really forfeit?');
     await expect(page.locator('#leave')).toHaveText('Leave and forfeit?');
     await expectNoOverflow(page, 'Forfeit and Leave asking for a second click');
 
     // The round over: Rematch, Open replay, Leave.
-    await page.getByRole('switch', { name: 'Hints' }).uncheck();
-    await playOutVsBot(page, server, 'X', 'worst');
-    await expect(page.getByRole('button', { name: 'Rematch' })).toBeVisible();
+    await loseToBot(page, server);
     await expectNoOverflow(page, 'round over');
 
     // The replay.
-    await page.getByRole('link', { name: 'Open replay' }).click();
-    await expect(page.locator('#position')).toHaveText(/^Move (\d) of \1$/);
+    await openReplay(page);
     await expectNoOverflow(page, 'replay');
   });
 }

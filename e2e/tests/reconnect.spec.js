@@ -4,7 +4,7 @@
 
 import { test, expect } from '../support/fixtures.js';
 import {
-  status, substatus, cell, boardOf, movesOf, play, playOutVsBot, startBotGame, chooseMove, toastEl,
+  status, substatus, cell, boardOf, movesOf, play, playOutVsBot, startBotGame, chooseMove, toastEl, cuttableSocket,
 } from '../support/game.js';
 
 test('a reload in the middle of a game restores it exactly', async ({ page, server }) => {
@@ -38,28 +38,18 @@ test('a reload in the middle of a game restores it exactly', async ({ page, serv
 
 test('a dropped connection reconnects by itself, with an offline indicator', async ({ page, server }) => {
   // Route the page's WebSocket through the test so the test can cut it.
-  let cut = false;
-  const sockets = [];
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    if (cut) {
-      ws.close();
-      return;
-    }
-    ws.connectToServer();
-    sockets.push(ws);
-  });
+  const net = await cuttableSocket(page);
   await startBotGame(page, { level: 'Impossible', side: 'O' });
   await expect(page.locator('#moves li.move')).toHaveCount(1, { timeout: 15_000 });
   await expect(status(page)).toHaveText('Your turn (O)');
   await expect(page.locator('#conn')).toBeHidden();
 
-  cut = true;
-  for (const ws of sockets) await ws.close();
+  await net.cut();
   await expect(page.locator('#conn')).toBeVisible();
   await expect(page.locator('#conn')).toHaveText(/Offline — reconnecting/);
   const board = await boardOf(page);
 
-  cut = false;
+  net.restore();
   await expect(page.locator('#conn')).toBeHidden({ timeout: 15_000 });
   expect(await boardOf(page)).toBe(board);
   await expect(status(page)).toHaveText('Your turn (O)');

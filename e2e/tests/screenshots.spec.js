@@ -3,7 +3,7 @@
 // end and at a blunder), saved to e2e/artifacts/ for people to look at.
 
 import { test, expect, artifact } from '../support/fixtures.js';
-import { status, play, startBotGame } from '../support/game.js';
+import { status, play, startBotGame, homeWithBobsTable } from '../support/game.js';
 
 const VIEWPORTS = {
   desktop: { size: { width: 1280, height: 800 }, schemes: ['light', 'dark'] },
@@ -69,14 +69,7 @@ for (const [label, { size, schemes }] of Object.entries(VIEWPORTS)) {
       await shot('waiting');
 
       // Home in use: someone's open table, recent games.
-      const bob = await player('Bob');
-      await bob.goto('/');
-      await bob.getByRole('switch', { name: 'List it in open tables' }).check();
-      await bob.getByRole('button', { name: 'Create a table' }).click();
-      await expect(bob).toHaveURL(/\/t\/[^/]+$/);
-      await page.getByRole('link', { name: 'Home', exact: true }).click();
-      await expect(page.locator('#lobby .row').filter({ hasText: 'Bob' }).first()).toBeVisible();
-      await expect(page.locator('#recent .row')).not.toHaveCount(0);
+      await homeWithBobsTable(page, player);
       await page.mouse.move(0, 0);
       await shot('home-busy');
     });

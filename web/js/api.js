@@ -1,3 +1,4 @@
+// @ts-check
 // The server's HTTP API (`/api/...`): small JSON GETs.
 //
 // Requests about games carry the session token in an `Authorization: Bearer`
@@ -6,7 +7,19 @@
 
 import * as store from './store.js';
 
+/** @typedef {import('./protocol.js').GameRecord} GameRecord */
+/** @typedef {import('./protocol.js').GameSummary} GameSummary */
+/** @typedef {import('./protocol.js').LobbyTable} LobbyTable */
+/** @typedef {import('./protocol.js').AnalyzeResponse} AnalyzeResponse */
+/** @typedef {import('./protocol.js').GameExplanation} GameExplanation */
+/** @typedef {import('./protocol.js').Player} Player */
+
+/** A refused or failed request: the HTTP status and the server's message. */
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} message
+   */
   constructor(status, message) {
     super(message);
     this.name = 'ApiError';
@@ -17,7 +30,15 @@ export class ApiError extends Error {
 /** What the server's session tokens look like: 64 hex digits. */
 const TOKEN_SHAPE = /^[0-9a-f]{64}$/i;
 
+/**
+ * GETs `path` and resolves with its JSON body, whose type each caller
+ * names (the API types of protocol.js).
+ * @param {string} path
+ * @param {{ auth?: boolean }} [options] `auth`: send the session token
+ * @returns {Promise<any>}
+ */
 async function get(path, { auth = false } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   const token = auth ? store.token() : null;
   if (token && TOKEN_SHAPE.test(token)) headers.authorization = `Bearer ${token}`;
@@ -41,7 +62,11 @@ async function get(path, { auth = false } = {}) {
   return res.json();
 }
 
-/** `GameRecord` of one game. */
+/**
+ * `GameRecord` of one game.
+ * @param {string} id
+ * @returns {Promise<GameRecord>}
+ */
 export function game(id) {
   return get(`/api/games/${encodeURIComponent(id)}`, { auth: true });
 }
@@ -49,6 +74,8 @@ export function game(id) {
 /**
  * Recent finished games (`GameSummary[]`), newest first: those of public
  * tables, and this player's own.
+ * @param {{ player?: string, limit?: number }} [options]
+ * @returns {Promise<GameSummary[]>}
  */
 export function recentGames({ player, limit = 10 } = {}) {
   const q = new URLSearchParams({ limit: String(limit) });
@@ -56,16 +83,23 @@ export function recentGames({ player, limit = 10 } = {}) {
   return get(`/api/games?${q}`, { auth: true });
 }
 
-/** The public tables (`LobbyTable[]`). */
+/**
+ * The public tables (`LobbyTable[]`).
+ * @returns {Promise<LobbyTable[]>}
+ */
 export function tables() {
   return get('/api/tables');
 }
 
+/** @type {Map<string, Promise<AnalyzeResponse>>} */
 const analyses = new Map();
 
 /**
  * The solver's view of a position (`AnalyzeResponse`): `board` in position
  * notation, `turn` "X" or "O". Cached: positions never change value.
+ * @param {string} board
+ * @param {Player} turn
+ * @returns {Promise<AnalyzeResponse>}
  */
 export function analyze(board, turn) {
   const position = `${board} ${turn.toLowerCase()}`;
@@ -74,15 +108,19 @@ export function analyze(board, turn) {
     pending.catch(() => analyses.delete(position));
     analyses.set(position, pending);
   }
-  return analyses.get(position);
+  return /** @type {Promise<AnalyzeResponse>} */ (analyses.get(position));
 }
 
+/** @type {Map<string, Promise<GameExplanation>>} */
 const gameAnalyses = new Map();
 
 /**
  * The solver's verdict on every move of a game (`GameExplanation`), in one
  * request for the whole game: `first` "X" or "O", `moves` a list of cells.
  * Cached like `analyze`: a line of moves never changes value.
+ * @param {Player} first
+ * @param {string[]} moves
+ * @returns {Promise<GameExplanation>}
  */
 export function analyzeGame(first, moves) {
   // Cells are a1..c3: nothing to escape, and the commas stay readable in logs.
@@ -92,5 +130,5 @@ export function analyzeGame(first, moves) {
     pending.catch(() => gameAnalyses.delete(query));
     gameAnalyses.set(query, pending);
   }
-  return gameAnalyses.get(query);
+  return /** @type {Promise<GameExplanation>} */ (gameAnalyses.get(query));
 }

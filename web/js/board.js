@@ -1,3 +1,4 @@
+// @ts-check
 // The board: a CSS grid of nine real buttons with SVG marks, shared by the
 // game page and the replay page.
 //
@@ -12,9 +13,18 @@
 import { h, s } from './dom.js';
 import { SQUARES, winningLines } from './notation.js';
 
+/** @typedef {import('./protocol.js').Player} Player */
+/** @typedef {import('./notation.js').Mark} Mark */
+/** A hint's result for the side to move: "win", "draw" or "loss". @typedef {string} Hint */
+
+/** @type {Record<string, string>} */
 const HINT_TEXT = { win: 'win', draw: 'draw', loss: 'loss' };
 
-/** An SVG drawing of `mark` ("X" or "O") in a 100×100 box. */
+/**
+ * An SVG drawing of `mark` ("X" or "O") in a 100×100 box.
+ * @param {Player} mark
+ * @param {string} [className] "mark", "ghost", "better", "badge", "mini"
+ */
 export function markSvg(mark, className = 'mark') {
   const svg = s(`svg.${className}`, {
     viewBox: '0 0 100 100',
@@ -37,10 +47,12 @@ export class Board {
   /**
    * `onPlay(i)` is called when a cell is activated (click, Enter, Space);
    * `label` names the board for screen readers.
+   * @param {{ onPlay?: ((i: number) => void) | null, label?: string, focusable?: boolean }} [options]
    */
   constructor({ onPlay = null, label = 'Board', focusable = true } = {}) {
     this.onPlay = onPlay;
     this.focusable = focusable;
+    /** @type {Mark[]} */
     this.cells = Array(9).fill(null);
     this.focusIndex = 4;
     this.previewMark = null;
@@ -61,11 +73,13 @@ export class Board {
     this.state = { winKey: '', hintsKey: '', lastIndex: -1, playable: false };
   }
 
+  /** @param {number} i */
   activate(i) {
     this.setFocusIndex(i);
     if (this.onPlay && this.grid.dataset.interactive === 'true') this.onPlay(i);
   }
 
+  /** @param {number} i */
   setFocusIndex(i) {
     if (this.focusIndex === i || !this.focusable) return;
     this.buttons[this.focusIndex].tabIndex = -1;
@@ -78,7 +92,9 @@ export class Board {
     this.buttons[i].focus();
   }
 
+  /** @param {KeyboardEvent} ev */
   onKey(ev) {
+    /** @type {Record<string, [number, number]>} */
     const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
     const d = moves[ev.key];
     if (!d || !this.focusable || ev.altKey || ev.ctrlKey || ev.metaKey) return;
@@ -101,6 +117,9 @@ export class Board {
    * - `better`: indexes of free cells marked as better moves (the replay's
    *   explanation), drawn as a faint `betterMark` ("X" | "O") in a dashed ring
    * - `animate`: animate marks that appear (false when jumping, e.g. on load)
+   * @param {{ cells: Mark[], last?: number, winCells?: string[], winner?: Player | null, preview?: Player | null,
+   *   interactive?: boolean, hints?: (Hint | null)[] | null, better?: number[], betterMark?: Player | null,
+   *   animate?: boolean }} position
    */
   render({ cells, last = -1, winCells = [], winner = null, preview = null, interactive = false, hints = null, better = [], betterMark = null, animate = true }) {
     this.grid.dataset.interactive = interactive ? 'true' : 'false';
@@ -120,7 +139,7 @@ export class Board {
           btn.prepend(svg);
         }
       }
-      const ghost = btn.querySelector('svg.ghost');
+      const ghost = /** @type {SVGElement | null} */ (btn.querySelector('svg.ghost'));
       if (!mark && preview && interactive) {
         if (!ghost || ghost.dataset.mark !== preview) {
           ghost?.remove();
@@ -134,7 +153,7 @@ export class Board {
       btn.classList.toggle('is-win', winSet.has(sq));
       btn.setAttribute('aria-disabled', interactive ? 'false' : 'true');
       const hint = !mark && hints ? hints[i] : null;
-      let badge = btn.querySelector('.hint');
+      let badge = /** @type {HTMLElement | null} */ (btn.querySelector('.hint'));
       if (hint) {
         if (!badge) {
           badge = h('span.hint', { 'aria-hidden': 'true' });
@@ -158,21 +177,31 @@ export class Board {
     this.renderWinLine(winCells, winner, animate);
   }
 
-  /** A faint `mark` in a dashed ring on a better move; null removes it. */
+  /**
+   * A faint `mark` in a dashed ring on a better move; null removes it.
+   * @param {HTMLElement} btn
+   * @param {Player | '' | null} mark
+   */
   renderBetter(btn, mark) {
     btn.classList.toggle('is-better', mark !== null);
-    const old = btn.querySelector('svg.better');
+    const old = /** @type {SVGElement | null} */ (btn.querySelector('svg.better'));
     if (old && old.dataset.mark === (mark ?? '')) return;
     old?.remove();
     if (mark) btn.append(markSvg(mark, 'better'));
   }
 
+  /**
+   * @param {string[]} winCells
+   * @param {Player | null} winner
+   * @param {boolean} animate
+   */
   renderWinLine(winCells, winner, animate) {
     const key = `${winner}:${winCells.join(',')}`;
     if (key === this.state.winKey) return;
     this.state.winKey = key;
     this.overlay.replaceChildren();
     this.overlay.dataset.winner = winner ?? '';
+    /** @param {number} i */
     const center = (i) => [50 + (i % 3) * 100, 50 + Math.floor(i / 3) * 100];
     for (const line of winningLines(winCells)) {
       const [x1, y1] = center(line[0]);

@@ -1,13 +1,30 @@
+// @ts-check
 // Small DOM helpers shared by the pages: element building, the screen-reader
 // announcer, the toast for refusals, and relative times.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /**
+ * What `h` and `s` take as children: text, nodes, lists of them; null,
+ * undefined and false are left out.
+ * @typedef {string | number | Node | null | undefined | false | unknown[]} Child
+ */
+
+/**
+ * Attributes for `h`: listeners (`onclick`), `class`, `dataset`, `text`,
+ * booleans (present or absent), and the rest as strings.
+ * @typedef {Record<string, unknown>} Attrs
+ */
+
+/**
  * Builds an element: `h('button.btn.primary', { type: 'button', onclick }, 'Play')`.
  * Attributes starting with "on" become listeners; `class`, `dataset` and
  * boolean attributes are handled; children may be strings, nodes, arrays or
  * null. Text is always set as text, never parsed as HTML.
+ * @param {string} tag
+ * @param {Attrs} [attrs]
+ * @param {...Child} children
+ * @returns {HTMLElement}
  */
 export function h(tag, attrs = {}, ...children) {
   const [name, ...classes] = tag.split('.');
@@ -18,7 +35,13 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** Like `h` for SVG elements (no class shorthand parsing beyond `tag.class`). */
+/**
+ * Like `h` for SVG elements (no class shorthand parsing beyond `tag.class`).
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...Child} children
+ * @returns {SVGElement}
+ */
 export function s(tag, attrs = {}, ...children) {
   const [name, ...classes] = tag.split('.');
   const el = document.createElementNS(SVG_NS, name);
@@ -31,17 +54,21 @@ export function s(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * @param {HTMLElement} el
+ * @param {Attrs} attrs
+ */
 function setAttrs(el, attrs) {
   for (const [k, v] of Object.entries(attrs ?? {})) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') {
-      el.addEventListener(k.slice(2), v);
+      el.addEventListener(k.slice(2), /** @type {EventListener} */ (v));
     } else if (k === 'class') {
       for (const c of String(v).split(/\s+/).filter(Boolean)) el.classList.add(c);
     } else if (k === 'dataset') {
-      Object.assign(el.dataset, v);
+      Object.assign(el.dataset, /** @type {Record<string, string>} */ (v));
     } else if (k === 'text') {
-      el.textContent = v;
+      el.textContent = String(v);
     } else if (v === true) {
       el.setAttribute(k, '');
     } else {
@@ -50,22 +77,48 @@ function setAttrs(el, attrs) {
   }
 }
 
+/**
+ * @param {Element} el
+ * @param {Child[]} children
+ */
 function append(el, children) {
-  for (const child of children.flat(Infinity)) {
+  for (const child of /** @type {Child[]} */ (children.flat(Infinity))) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
 }
 
-/** Replaces all children of `el`. */
+/**
+ * Replaces all children of `el`.
+ * @param {Element} el
+ * @param {...Child} children
+ */
 export function replace(el, ...children) {
   el.replaceChildren();
   append(el, children);
 }
 
-let announceTimer = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let announceTimer;
 
-/** Says `text` to screen readers through the polite live region. */
+/**
+ * The element of index.html with this `id`, of this `type`: one the page
+ * cannot do without, so its absence throws.
+ * @template {HTMLElement} [T=HTMLElement]
+ * @param {string} id
+ * @param {{ new (): T, prototype: T }} [type] HTMLElement unless given
+ * @returns {T}
+ */
+export function byId(id, type) {
+  const el = document.getElementById(id);
+  if (!(el instanceof (type ?? HTMLElement))) throw new Error(`index.html has no #${id} of the right kind`);
+  return /** @type {T} */ (el);
+}
+
+/**
+ * Says `text` to screen readers through the polite live region.
+ * @param {string} text
+ */
 export function announce(text) {
   const region = document.getElementById('announcer');
   if (!region || !text) return;
@@ -77,9 +130,14 @@ export function announce(text) {
   }, 60);
 }
 
-let toastTimer = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let toastTimer;
 
-/** Shows a short message (e.g. a refused move) for a few seconds. */
+/**
+ * Shows a short message (e.g. a refused move) for a few seconds.
+ * @param {string} text
+ * @param {{ kind?: 'error' | 'info', ms?: number }} [options]
+ */
 export function toast(text, { kind = 'error', ms = 3500 } = {}) {
   const el = document.getElementById('toast');
   if (!el) return;
@@ -97,7 +155,10 @@ export function toast(text, { kind = 'error', ms = 3500 } = {}) {
   }, ms);
 }
 
-/** "just now", "5 min ago", "3 h ago", or a date. */
+/**
+ * "just now", "5 min ago", "3 h ago", or a date.
+ * @param {number} ms a time, in milliseconds since the Unix epoch
+ */
 export function ago(ms) {
   const secs = Math.max(0, (Date.now() - ms) / 1000);
   if (secs < 45) return 'just now';
@@ -106,7 +167,12 @@ export function ago(ms) {
   return new Date(ms).toLocaleDateString();
 }
 
-/** Copies text to the clipboard; resolves to whether it worked. */
+/**
+ * Copies text to the clipboard; resolves to whether it worked.
+ * @param {string} text
+ * @param {HTMLInputElement} [fallbackInput] a field holding `text`, copied the old way
+ * @returns {Promise<boolean>}
+ */
 export async function copyText(text, fallbackInput) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -128,7 +194,11 @@ export async function copyText(text, fallbackInput) {
   return false;
 }
 
-/** "1 move", "5 moves": a count with its noun in the right number. */
+/**
+ * "1 move", "5 moves": a count with its noun in the right number.
+ * @param {number} n
+ * @param {string} noun
+ */
 export function plural(n, noun) {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // A game explained by the solver: the verdict on every move (kept the win,
 // kept the draw, threw the win, blunder, lost anyway), the better moves of a
 // ply, and one summary of where the game was decided.
@@ -12,8 +13,19 @@
 import * as api from './api.js';
 import { h } from './dom.js';
 import { index, other } from './notation.js';
+import { loserVerb } from './outcome.js';
 
-/** Per verdict: the symbol, the short words for a log line, the CSS class. */
+/** @typedef {import('./protocol.js').PlyExplanation} PlyExplanation */
+/** @typedef {import('./protocol.js').GameExplanation} GameExplanation */
+/** @typedef {import('./protocol.js').FinalPosition} FinalPosition */
+/** @typedef {import('./protocol.js').Outcome} Outcome */
+/** @typedef {import('./protocol.js').Player} Player */
+/** @typedef {{ symbol: string, words: string, className: string }} VerdictLook */
+
+/**
+ * Per verdict: the symbol, the short words for a log line, the CSS class.
+ * @type {Record<string, VerdictLook | undefined>}
+ */
 export const VERDICTS = {
   kept_win: { symbol: '✓', words: 'kept the win', className: 'verdict-kept' },
   kept_draw: { symbol: '✓', words: 'kept the draw', className: 'verdict-kept' },
@@ -22,17 +34,28 @@ export const VERDICTS = {
   lost_anyway: { symbol: '–', words: 'lost anyway', className: 'verdict-lost' },
 };
 
-/** The solver's explanation (`GameExplanation`) of a game: one request. */
+/**
+ * The solver's explanation (`GameExplanation`) of a game: one request.
+ * @param {Player} first
+ * @param {string[]} moves
+ */
 export function explainGame(first, moves) {
   return api.analyzeGame(first, moves);
 }
 
-/** Whether a ply made its mover's value worse. */
+/**
+ * Whether a ply made its mover's value worse.
+ * @param {PlyExplanation} ply
+ */
 export function isMistake(ply) {
   return ply.verdict === 'threw_win' || ply.verdict === 'blunder';
 }
 
-/** "b3", "b2 or a1", "b2, a1 or c3". */
+/**
+ * "b3", "b2 or a1", "b2, a1 or c3".
+ * @param {string[]} cells
+ * @param {string} [conjunction]
+ */
 export function cellList(cells, conjunction = 'or') {
   if (cells.length <= 1) return cells.join('');
   return `${cells.slice(0, -1).join(', ')} ${conjunction} ${cells[cells.length - 1]}`;
@@ -41,26 +64,35 @@ export function cellList(cells, conjunction = 'or') {
 /**
  * The verdict of a ply for people: `{ verdict, symbol, words, className,
  * long }`; `long` is the full phrase for screen readers and tooltips.
+ * @param {PlyExplanation} ply
  */
 export function verdictOf(ply) {
   const v = VERDICTS[ply.verdict] ?? { symbol: '', words: ply.verdict, className: '' };
   // A blunder reads differently from a won and from a drawn position.
-  const long = {
+  /** @type {Record<string, string | undefined>} */
+  const longs = {
     kept_win: 'kept the win',
     kept_draw: 'kept the draw',
     threw_win: 'threw away the win: a draw now',
     blunder: ply.before.result === 'win' ? 'blunder: a win turned into a loss' : 'blunder: a draw turned into a loss',
     lost_anyway: 'lost anyway: every move loses',
-  }[ply.verdict] ?? ply.verdict;
+  };
+  const long = longs[ply.verdict] ?? ply.verdict;
   return { verdict: ply.verdict, ...v, long };
 }
 
-/** The squares to mark on the board for a ply: the better moves of a mistake. */
+/**
+ * The squares to mark on the board for a ply: the better moves of a mistake.
+ * @param {PlyExplanation | null} ply
+ */
 export function betterCells(ply) {
   return ply && isMistake(ply) ? ply.best : [];
 }
 
-/** The same squares as board indexes (for Board.render's `better`). */
+/**
+ * The same squares as board indexes (for Board.render's `better`).
+ * @param {PlyExplanation | null} ply
+ */
 export function betterIndexes(ply) {
   return betterCells(ply).map(index);
 }
@@ -68,6 +100,7 @@ export function betterIndexes(ply) {
 /**
  * The line under the board for a ply: the better moves of a mistake, or
  * what else would have done as well.
+ * @param {PlyExplanation | null} ply
  */
 export function betterText(ply) {
   if (!ply) return '';
@@ -78,7 +111,10 @@ export function betterText(ply) {
   return others.length ? `Also kept the ${result}: ${others.join(', ')}` : `Only ${ply.cell} kept the ${result}`;
 }
 
-/** One mistake as a clause: "O lost it on move 4: c1 instead of b3". */
+/**
+ * One mistake as a clause: "O lost it on move 4: c1 instead of b3".
+ * @param {PlyExplanation} ply
+ */
 function mistakeClause(ply) {
   const what = ply.verdict === 'threw_win'
     ? 'threw away the win'
@@ -86,7 +122,11 @@ function mistakeClause(ply) {
   return `${ply.player} ${what} on move ${ply.ply}: ${ply.cell} instead of ${cellList(ply.best)}`;
 }
 
-/** Who the value of `final` favours, e.g. "X was winning", "the position was a draw". */
+/**
+ * Who the value of `final` favours, e.g. "X was winning", "the position was a draw".
+ * @param {FinalPosition} final
+ * @param {'past' | 'present'} tense
+ */
 function valueClause(final, tense) {
   const verb = tense === 'past' ? 'was' : 'is';
   const { result } = final.value;
@@ -99,10 +139,12 @@ function valueClause(final, tense) {
  * A game that ended without a line or a full board (forfeit, timeout, a
  * player who left) gets the value of the position it stopped in; an
  * unfinished one the value now.
+ * @param {GameExplanation} explanation
+ * @param {Outcome | null} outcome
  */
 function endClause(explanation, outcome) {
   if (!outcome) return explanation.moves.length ? `Now ${valueClause(explanation.final, 'present')}.` : '';
-  const verb = { forfeit: 'forfeited', timeout: 'ran out of time', dropped: 'left' }[outcome.reason];
+  const verb = loserVerb(outcome);
   if (outcome.result !== 'win' || !verb) return '';
   return `When ${other(outcome.winner)} ${verb}, ${valueClause(explanation.final, 'past')}.`;
 }
@@ -112,6 +154,8 @@ function endClause(explanation, outcome) {
  * made its mover's value worse ("O lost it on move 4: c1 instead of b3."),
  * any later turn of the tide, and for a game that ended off the board the
  * value it ended in. `outcome` is the record's (null while in progress).
+ * @param {GameExplanation} explanation
+ * @param {Outcome | null} outcome
  */
 export function summarySentence(explanation, outcome) {
   const mistakes = explanation.moves.filter(isMistake);
@@ -136,7 +180,10 @@ export function summarySentence(explanation, outcome) {
   return parts.join(' ');
 }
 
-/** A log line's verdict: symbol and words, coloured by its class. */
+/**
+ * A log line's verdict: symbol and words, coloured by its class.
+ * @param {PlyExplanation} ply
+ */
 export function verdictBadge(ply) {
   const v = verdictOf(ply);
   return h(`span.verdict.${v.className}`, { dataset: { verdict: v.verdict }, title: v.long },
@@ -151,13 +198,16 @@ export function verdictBadge(ply) {
  * Safe to call again on the same list. For the game page once a round is
  * over: `explainGame(first, moves).then((e) => annotateMoves(listEl, e))`
  * after each re-render (the request is cached, so that costs nothing).
+ * @param {HTMLElement} listEl
+ * @param {GameExplanation} explanation
  */
 export function annotateMoves(listEl, explanation) {
+  /** @type {NodeListOf<HTMLLIElement>} */
   const items = listEl.querySelectorAll('li.move:not(.move-start):not(.move-end)');
   items.forEach((li, i) => {
     const ply = explanation.moves[i];
     if (!ply) return;
-    const target = li.querySelector('.move-btn') ?? li;
+    const target = /** @type {HTMLElement} */ (li.querySelector('.move-btn') ?? li);
     target.querySelector('.verdict')?.remove();
     target.querySelector('.verdict-better')?.remove();
     target.append(verdictBadge(ply));

@@ -1,3 +1,4 @@
+// @ts-check
 // The game page (`/t/{table_id}`): a table seen by a player or a spectator.
 //
 // The server is the authority: a click sends `move` and the board changes
@@ -13,51 +14,53 @@
 import { conn } from './net.js';
 import * as api from './api.js';
 import * as store from './store.js';
-import { h, replace, announce, toast, copyText } from './dom.js';
+import { h, replace, announce, toast } from './dom.js';
+import { confirmable, segmented, shareLink, toggle } from './controls.js';
+import { MAX_CHAT_CHARS } from './limits.js';
 import { Board, markSvg } from './board.js';
 import { navigate } from './router.js';
 import { mySeats, forget } from './session.js';
-import { SQUARES, parseBoard, index, outcomeCells, other } from './notation.js';
+import { SQUARES, parseBoard, index, outcomeCells, other, bySeat, winnerOf } from './notation.js';
 import { view, describe, outcomeText } from './status.js';
-import { LEVELS, SIDES, botChoice, createBotTable, rememberBot, segmented } from './botgame.js';
+import { LEVELS, SIDES, botChoice, createBotTable, rememberBot } from './botgame.js';
 import { explainGame, annotateMoves } from './explain.js';
 
+/** @typedef {import('./protocol.js').TableState} TableState */
+/** @typedef {import('./protocol.js').Player} Player */
+/** @typedef {import('./protocol.js').ServerMsgChat} ServerMsgChat */
+/**
+ * A request about this page's table, without the `table_id` that
+ * `request` adds.
+ * @typedef {import('./net.js').ClientMsg extends infer M ? M extends { table_id: string } ? Omit<M, 'table_id'> : never : never} TableMsg
+ */
+
+/** Chat messages kept on screen; older ones scroll away for good. */
 const MAX_CHAT = 100;
 
-/** A button that asks for a second click within a few seconds before acting. */
-function confirmable(button, { label, confirmLabel, needsConfirm, action }) {
-  let armed = null;
-  const reset = () => {
-    clearTimeout(armed);
-    armed = null;
-    button.textContent = label;
-    button.classList.remove('is-armed');
-  };
-  button.textContent = label;
-  button.addEventListener('click', () => {
-    if (!needsConfirm() || armed) {
-      reset();
-      action();
-      return;
-    }
-    button.textContent = confirmLabel;
-    button.classList.add('is-armed');
-    armed = setTimeout(reset, 4000);
-  });
-  return reset;
-}
-
+/**
+ * Mounts the page of table `tableId` in `main` (`watch`: as a spectator);
+ * returns its unmount function.
+ * @param {HTMLElement} main
+ * @param {{ tableId: string, watch: boolean }} route
+ * @returns {() => void}
+ */
 export function mountGame(main, { tableId, watch }) {
   document.title = 'Game · oxo';
+  /** @type {(() => void)[]} */
   const cleanups = [];
+  /** @type {ReturnType<typeof setInterval>[]} */
   const timers = [];
 
+  /** @type {TableState | null} the latest state */
   let table = null;
   let receivedAt = 0;
+  /** @type {TableState | null} the state before it */
   let prev = null;
-  let role = null; // 'player' | 'spectator', for reconnects
+  /** @type {'player' | 'spectator' | null} what we were, for reconnects */
+  let role = null;
   let gone = false;
   let hintsOn = store.pref('hints', false);
+  /** @type {(string | null)[] | null} per cell, the solver's result for the side to move */
   let hints = null;
   let hintsKey = '';
   let lastStatus = '';
@@ -71,27 +74,12 @@ export function mountGame(main, { tableId, watch }) {
   const metaEl = h('p.table-meta', {});
   const statusEl = h('p.status', { id: 'status' }, 'Connecting…');
   const subEl = h('p.substatus', { id: 'substatus' });
-  const shareInput = h('input.share-input', {
-    type: 'text',
-    readonly: true,
-    value: `${window.location.origin}/t/${encodeURIComponent(tableId)}`,
-    'aria-label': 'Link to this table',
-    onfocus: (ev) => ev.target.select(),
-  });
-  const copyButton = h('button.btn.btn-primary.btn-small', {
-    type: 'button',
-    onclick: async () => {
-      const ok = await copyText(shareInput.value, shareInput);
-      copyButton.textContent = ok ? 'Copied!' : 'Press Ctrl+C';
-      setTimeout(() => { copyButton.textContent = 'Copy'; }, 2000);
-    },
-  }, 'Copy');
   const shareEl = h('div.share', { id: 'share', hidden: true },
     h('p.share-title', {}, 'Send this link to a friend. They open it and take the other seat.'),
-    h('div.share-row', {}, shareInput, copyButton),
+    shareLink({ path: `/t/${encodeURIComponent(tableId)}`, label: 'Link to this table', copy: 'Copy', kind: 'btn-primary' }),
   );
 
-  const rematchButton = h('button.btn.btn-primary', { type: 'button', id: 'rematch', onclick: rematch }, 'Rematch');
+  const rematchButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-primary', { type: 'button', id: 'rematch', onclick: rematch }, 'Rematch'));
   const forfeitButton = h('button.btn.btn-ghost', { type: 'button', id: 'forfeit' });
   const leaveButton = h('button.btn.btn-ghost', { type: 'button', id: 'leave' });
   const resetForfeit = confirmable(forfeitButton, {
@@ -106,36 +94,32 @@ export function mountGame(main, { tableId, watch }) {
     needsConfirm: () => table?.status === 'in_progress' && mySeats(table).length > 0 && !table.options.pass_and_play,
     action: leave,
   });
-  const hintsInput = h('input', {
-    type: 'checkbox',
-    role: 'switch',
+  const hintsEl = toggle({
+    label: 'Hints',
     id: 'hints',
+    className: '.hints-switch',
+    hidden: true,
     checked: hintsOn,
-    onchange: (ev) => {
-      hintsOn = ev.target.checked;
+    onChange: (on) => {
+      hintsOn = on;
       store.setPref('hints', hintsOn);
       renderBoard(false);
     },
   });
-  const hintsEl = h('label.switch.hints-switch', { hidden: true },
-    hintsInput,
-    h('span.switch-track', { 'aria-hidden': 'true' }),
-    h('span.switch-label', {}, 'Hints'),
-  );
 
   // Focusable: with the verdicts of a finished round it may scroll, and a
   // keyboard must reach what it scrolls.
   const movesEl = h('ol.movelist', { id: 'moves', 'aria-label': 'Moves', tabindex: '0' });
-  const replayLink = h('a.btn.btn-small.btn-ghost', { 'data-link': true, hidden: true, id: 'replay-link' }, 'Open replay');
+  const replayLink = /** @type {HTMLAnchorElement} */ (h('a.btn.btn-small.btn-ghost', { 'data-link': true, hidden: true, id: 'replay-link' }, 'Open replay'));
   const chatLog = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages' },
     h('li.empty', {}, 'No messages yet.'));
-  const chatInput = h('input.chat-input', {
+  const chatInput = /** @type {HTMLInputElement} */ (h('input.chat-input', {
     type: 'text',
-    maxlength: 280,
+    maxlength: MAX_CHAT_CHARS,
     placeholder: 'Say something nice',
     'aria-label': 'Chat message',
     autocomplete: 'off',
-  });
+  }));
   const chatForm = h('form.chat-form', { onsubmit: sendChat },
     chatInput,
     h('button.btn.btn-secondary.btn-small', { type: 'submit' }, 'Send'),
@@ -147,7 +131,7 @@ export function mountGame(main, { tableId, watch }) {
   // and side beside the board (as in Google's game); starting it leaves this
   // table, so no seat is left behind.
   const next = botChoice();
-  const newGameButton = h('button.btn.btn-primary', { type: 'button', id: 'new-game' });
+  const newGameButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-primary', { type: 'button', id: 'new-game' }));
   const resetNewGame = confirmable(newGameButton, {
     label: 'New game',
     confirmLabel: 'Forfeit and start a new game?',
@@ -199,6 +183,10 @@ export function mountGame(main, { tableId, watch }) {
   );
   main.append(layout);
 
+  /**
+   * A seat's card in the scoreboard: its mark, name, what it is doing, score.
+   * @param {Player} seat
+   */
   function playerCard(seat) {
     const name = h('span.player-name', {}, '—');
     const sub = h('span.player-sub', {}, '');
@@ -213,6 +201,10 @@ export function mountGame(main, { tableId, watch }) {
 
   // --- Talking to the server ---
 
+  /**
+   * Sends a request about this table.
+   * @param {TableMsg} msg
+   */
   function request(msg) {
     return conn.request({ ...msg, table_id: tableId });
   }
@@ -255,10 +247,13 @@ export function mountGame(main, { tableId, watch }) {
 
   /** Whether a click on the board may send a move now. */
   function canMove() {
-    return Boolean(table) && conn.status === 'online' && table.status === 'in_progress' &&
-      mySeats(table).includes(table.turn);
+    return Boolean(table) && conn.status === 'online' && table?.status === 'in_progress' && myTurn();
   }
 
+  /**
+   * Plays cell `i` (0..8), if it is ours to play.
+   * @param {number} i
+   */
   function play(i) {
     // Not our turn, or offline: the board is inert and nothing is sent
     // (a move queued while offline could land much later, unseen).
@@ -266,8 +261,9 @@ export function mountGame(main, { tableId, watch }) {
     // The toast is an alert: screen readers read the refusal too.
     // The round it is meant for: a retry after a reconnect is then never
     // played in a later round (docs/protocol.md, "Retries").
+    /** @type {TableMsg} */
     const move = { type: 'move', cell: SQUARES[i] };
-    if (table.game_id) move.game_id = table.game_id;
+    if (table?.game_id) move.game_id = table.game_id;
     request(move).catch((err) => toast(err.message));
   }
 
@@ -313,6 +309,7 @@ export function mountGame(main, { tableId, watch }) {
     navigate('/');
   }
 
+  /** @param {SubmitEvent} ev */
   async function sendChat(ev) {
     ev.preventDefault();
     const text = chatInput.value.trim();
@@ -325,6 +322,7 @@ export function mountGame(main, { tableId, watch }) {
     }
   }
 
+  /** @param {string} message */
   function showMissing(message) {
     gone = true;
     replace(main,
@@ -338,8 +336,23 @@ export function mountGame(main, { tableId, watch }) {
 
   // --- Drawing ---
 
+  /**
+   * The player in `seat`, if any.
+   * @param {Player} seat
+   */
   function seatInfo(seat) {
-    return table?.players?.[seat.toLowerCase()] ?? null;
+    return bySeat(table?.players, seat) ?? null;
+  }
+
+  /** The state drawn: the render functions below run once one came. */
+  function current() {
+    if (!table) throw new Error('the game page has no table state yet');
+    return table;
+  }
+
+  /** Whether it is our move in the state drawn. */
+  function myTurn() {
+    return Boolean(table?.turn) && mySeats(table).includes(/** @type {Player} */ (table?.turn));
   }
 
   function isPass() {
@@ -357,7 +370,7 @@ export function mountGame(main, { tableId, watch }) {
     statusEl.textContent = line;
     subEl.textContent = sub;
     subEl.hidden = !sub;
-    const your = table && table.status === 'in_progress' && mySeats(table).includes(table.turn);
+    const your = table && table.status === 'in_progress' && myTurn();
     statusEl.classList.toggle('is-yours', Boolean(your));
     statusEl.dataset.state = table?.status ?? 'connecting';
     document.title = `${line} · oxo`;
@@ -365,8 +378,9 @@ export function mountGame(main, { tableId, watch }) {
   }
 
   function renderPlayers() {
+    const table = current();
     const seats = mySeats(table);
-    for (const seat of ['X', 'O']) {
+    for (const seat of /** @type {Player[]} */ (['X', 'O'])) {
       const card = seatEls[seat];
       const p = seatInfo(seat);
       card.name.textContent = !p ? 'Open seat' : isPass() ? `Player ${seat}` : p.name;
@@ -386,7 +400,7 @@ export function mountGame(main, { tableId, watch }) {
       card.el.classList.toggle('is-me', seats.includes(seat) && !isPass());
       card.el.classList.toggle('is-empty', !p);
       card.el.classList.toggle('is-offline', Boolean(p && !p.connected));
-      card.el.classList.toggle('is-winner', table.status === 'round_over' && table.outcome?.winner === seat);
+      card.el.classList.toggle('is-winner', table.status === 'round_over' && winnerOf(table.outcome) === seat);
       card.el.setAttribute('aria-label', `${seat}: ${p ? p.name : 'open seat'}${bits.length ? ` (${bits.join(', ')})` : ''}, ${score} ${score === 1 ? 'win' : 'wins'}`);
     }
     drawsEl.textContent = String(table.scores.draws);
@@ -397,6 +411,7 @@ export function mountGame(main, { tableId, watch }) {
     metaEl.dataset.spectators = String(table.spectators);
   }
 
+  /** @param {boolean} [animate] draw new marks in */
   function renderBoard(animate = true) {
     if (!table) return;
     const seats = mySeats(table);
@@ -412,10 +427,12 @@ export function mountGame(main, { tableId, watch }) {
     } else if (hintsKey !== key) {
       hints = null;
       hintsKey = key;
-      api.analyze(table.board, table.turn).then((res) => {
+      // Hints only on our turn: `turn` is set.
+      api.analyze(table.board, /** @type {Player} */ (table.turn)).then((res) => {
         if (hintsKey !== key) return;
-        hints = Array(9).fill(null);
-        for (const m of res.moves) hints[index(m.cell)] = m.result;
+        const byCell = Array(9).fill(null);
+        for (const m of res.moves) byCell[index(m.cell)] = m.result;
+        hints = byCell;
         renderBoard(false);
       }).catch((err) => toast(`Hints unavailable: ${err.message}`));
     }
@@ -423,7 +440,7 @@ export function mountGame(main, { tableId, watch }) {
       cells,
       last,
       winCells: table.status === 'round_over' ? outcomeCells(table.outcome) : [],
-      winner: table.outcome?.winner ?? null,
+      winner: winnerOf(table.outcome),
       preview: myTurn ? table.turn : null,
       interactive: myTurn,
       hints: wantHints ? hints : null,
@@ -434,6 +451,7 @@ export function mountGame(main, { tableId, watch }) {
   }
 
   function renderMoves() {
+    const table = current();
     let player = table.first;
     const items = table.moves.map((sq, i) => {
       const li = h('li.move', { dataset: { player } },
@@ -469,6 +487,7 @@ export function mountGame(main, { tableId, watch }) {
   }
 
   function renderControls() {
+    const table = current();
     const seats = mySeats(table);
     const seated = seats.length > 0;
     const over = table.status === 'round_over';
@@ -492,7 +511,9 @@ export function mountGame(main, { tableId, watch }) {
   }
 
   /** What a screen reader hears about the change from `prev` to `table`. */
+  /** @param {string} line the status line now */
   function announcement(line) {
+    const table = current();
     const parts = [];
     if (prev && prev.round === table.round && table.moves.length > prev.moves.length) {
       let player = table.first;
@@ -507,6 +528,7 @@ export function mountGame(main, { tableId, watch }) {
     return parts.join(' ');
   }
 
+  /** @param {import('./protocol.js').ServerMsgTable} msg */
   function onTable({ table: t }) {
     if (t.id !== tableId || gone) return;
     prev = table;
@@ -524,6 +546,7 @@ export function mountGame(main, { tableId, watch }) {
     lastStatus = line;
   }
 
+  /** @param {ServerMsgChat} msg */
   function onChat(msg) {
     if (msg.table_id !== tableId) return;
     if (chatCount === 0) chatLog.replaceChildren();
@@ -534,11 +557,12 @@ export function mountGame(main, { tableId, watch }) {
         h('span.chat-text', {}, msg.text),
       ),
     );
-    while (chatLog.children.length > MAX_CHAT) chatLog.firstChild.remove();
+    while (chatLog.children.length > MAX_CHAT) chatLog.firstChild?.remove();
     chatLog.scrollTop = chatLog.scrollHeight;
   }
 
   // Digits 1-9 play a cell directly (1 = a1, top left … 9 = c3).
+  /** @param {KeyboardEvent} ev */
   function onKey(ev) {
     if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
     const target = ev.target;
@@ -570,8 +594,12 @@ export function mountGame(main, { tableId, watch }) {
   }));
   timers.push(setInterval(() => {
     if (!table) return;
+    const { players } = table;
     const counting = table.time_left_ms !== undefined ||
-      ['x', 'o'].some((s) => table.players[s] && !table.players[s].connected && table.players[s].grace_left_ms !== undefined);
+      /** @type {Player[]} */ (['X', 'O']).some((s) => {
+        const p = bySeat(players, s);
+        return Boolean(p && !p.connected && p.grace_left_ms !== undefined);
+      });
     if (counting) renderStatus();
   }, 500));
   attach();

@@ -1,3 +1,4 @@
+// @ts-check
 // The home page: play the computer, play a friend (share link or pass and
 // play), the live list of open tables, your games in progress, and recent
 // games to replay.
@@ -9,9 +10,17 @@ import { h, replace, toast, ago, plural } from './dom.js';
 import { navigate } from './router.js';
 import { myTables, mySeats, onTablesChange } from './session.js';
 import { markSvg } from './board.js';
-import { LEVELS, SIDES, botChoice, botOptions, rememberBot, segmented } from './botgame.js';
+import { LEVELS, SIDES, botChoice, botOptions, rememberBot } from './botgame.js';
+import { segmented, toggle } from './controls.js';
+import { listedOutcome } from './outcome.js';
 
-/** Per-move time limits a friend's table can have (none, or seconds). */
+/** @typedef {import('./protocol.js').TableOptions} TableOptions */
+/** @typedef {import('./protocol.js').LobbyTable} LobbyTable */
+
+/**
+ * Per-move time limits a friend's table can have (none, or seconds).
+ * @type {import('./controls.js').Choice[]}
+ */
 const CLOCKS = [
   { value: '0', label: 'None' },
   { value: '15', label: '15 s' },
@@ -19,16 +28,14 @@ const CLOCKS = [
   { value: '60', label: '60 s' },
 ];
 
-function describeOutcome(outcome, players) {
-  if (!outcome) return 'In progress';
-  if (outcome.result === 'draw') return 'Draw';
-  const winner = outcome.winner === 'X' ? players.x : players.o;
-  const how = { forfeit: ' (forfeit)', dropped: ' (left)', timeout: ' (time)' }[outcome.reason] ?? '';
-  return `${winner} won${how}`;
-}
-
+/**
+ * Mounts the home page in `main`; returns its unmount function.
+ * @param {HTMLElement} main
+ * @returns {() => void}
+ */
 export function mountHome(main) {
   document.title = 'oxo — tic-tac-toe';
+  /** @type {(() => void)[]} */
   const cleanups = [];
   let busy = false;
 
@@ -36,17 +43,22 @@ export function mountHome(main) {
   let isPublic = store.pref('friendPublic', false);
   let clock = store.pref('friendClock', '0');
 
+  /**
+   * Creates a table and goes to it; `button` is busy meanwhile.
+   * @param {TableOptions} options
+   * @param {HTMLElement} button
+   */
   async function create(options, button) {
     if (busy) return;
     busy = true;
-    button.disabled = true;
+    button.toggleAttribute('disabled', true);
     button.classList.add('is-busy');
     try {
-      const ok = await conn.request({ type: 'create_table', options });
-      navigate(`/t/${encodeURIComponent(ok.table_id)}`);
+      const id = await conn.createTable(options);
+      navigate(`/t/${encodeURIComponent(id)}`);
     } catch (err) {
       toast(err.message);
-      button.disabled = false;
+      button.toggleAttribute('disabled', false);
       button.classList.remove('is-busy');
     } finally {
       busy = false;
@@ -63,6 +75,7 @@ export function mountHome(main) {
     type: 'button',
     id: 'play-friend',
     onclick: () => {
+      /** @type {TableOptions} */
       const options = { public: isPublic, starter: 'alternate', seat: 'X' };
       if (Number(clock) > 0) options.move_time_ms = Number(clock) * 1000;
       create(options, friendButton);
@@ -75,19 +88,14 @@ export function mountHome(main) {
     onclick: () => create({ public: false, starter: 'alternate', pass_and_play: true }, passButton),
   }, 'Start pass and play');
 
-  const publicToggle = h('label.switch', {},
-    h('input', {
-      type: 'checkbox',
-      role: 'switch',
-      checked: isPublic,
-      onchange: (ev) => {
-        isPublic = ev.target.checked;
-        store.setPref('friendPublic', isPublic);
-      },
-    }),
-    h('span.switch-track', { 'aria-hidden': 'true' }),
-    h('span.switch-label', {}, 'List it in open tables'),
-  );
+  const publicToggle = toggle({
+    label: 'List it in open tables',
+    checked: isPublic,
+    onChange: (on) => {
+      isPublic = on;
+      store.setPref('friendPublic', isPublic);
+    },
+  });
 
   const nameEl = h('strong.name-now', {}, conn.name ?? store.name() ?? '');
   const resumeList = h('ul.list', { id: 'my-tables' });
@@ -163,7 +171,9 @@ export function mountHome(main) {
           const other = seats[0] === 'X' ? table.players.o : table.players.x;
           return other ? `vs ${other.name}` : 'Waiting for an opponent';
         })();
-      const state = { waiting: 'waiting', in_progress: `move ${table.move_number + 1}`, round_over: 'round over' }[table.status] ?? '';
+      /** @type {Record<string, string | undefined>} */
+      const states = { waiting: 'waiting', in_progress: `move ${table.move_number + 1}`, round_over: 'round over' };
+      const state = states[table.status] ?? '';
       rows.push(
         h('li.row', {},
           h('span.row-main', {}, h('span.row-title', {}, opp), h('span.row-sub', {}, `Round ${table.round} · ${state}`)),
@@ -178,6 +188,7 @@ export function mountHome(main) {
   cleanups.push(onTablesChange(renderResume));
 
   // --- Open tables (live) ---
+  /** @param {LobbyTable[]} tables */
   function renderLobby(tables) {
     if (!tables.length) {
       replace(lobbyList, h('li.empty', {}, 'No open tables right now. Create one and tick “List it in open tables”.'));
@@ -188,7 +199,9 @@ export function mountHome(main) {
       const o = t.players.o ?? 'open seat';
       const free = t.status === 'waiting' && (!t.players.x || !t.players.o);
       const path = `/t/${encodeURIComponent(t.id)}`;
-      const status = { waiting: 'Waiting', in_progress: 'Playing', round_over: 'Between rounds' }[t.status] ?? t.status;
+      /** @type {Record<string, string | undefined>} */
+      const statuses = { waiting: 'Waiting', in_progress: 'Playing', round_over: 'Between rounds' };
+      const status = statuses[t.status] ?? t.status;
       return h('li.row', {},
         h('span.row-main', {},
           h('span.row-title', {}, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o)),
@@ -218,7 +231,7 @@ export function mountHome(main) {
         h('li.row', {},
           h('a.row-main.row-link', { href: `/games/${encodeURIComponent(g.id)}`, 'data-link': true },
             h('span.row-title', {}, h('span.vs-x', {}, g.players.x), ' vs ', h('span.vs-o', {}, g.players.o)),
-            h('span.row-sub', {}, `${describeOutcome(g.outcome, g.players)} · ${plural(g.moves, 'move')} · ${ago(g.ended_at_ms)}`),
+            h('span.row-sub', {}, `${listedOutcome(g.outcome, g.players)} · ${plural(g.moves, 'move')} · ${ago(g.ended_at_ms)}`),
           ),
           g.outcome && g.outcome.result === 'win'
             ? h('span.row-badge', { 'aria-hidden': 'true' }, markSvg(g.outcome.winner, 'mini'))

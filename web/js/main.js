@@ -1,17 +1,20 @@
+// @ts-check
 // Entry point: starts the connection, keeps the header (name, connection
 // indicator) up to date and mounts the page for the current path.
 
 import { conn } from './net.js';
 import * as store from './store.js';
 import { currentRoute, onNavigate } from './router.js';
-import { toast } from './dom.js';
+import { byId, toast } from './dom.js';
 import { mountHome } from './home.js';
 import { mountGame } from './game.js';
 import { mountReplay } from './replay.js';
 import { mountMissing } from './missing.js';
 import './session.js';
+import { MAX_NAME_CHARS } from './limits.js';
 
-const main = document.getElementById('main');
+const main = byId('main');
+/** @type {(() => void) | null} */
 let unmount = null;
 let firstRender = true;
 
@@ -43,11 +46,13 @@ function render() {
 
 // --- The name in the header, and the dialog that changes it. ---
 
-const nameButton = document.getElementById('me-name');
-const dialog = document.getElementById('name-dialog');
-const nameForm = document.getElementById('name-form');
-const nameInput = document.getElementById('name-input');
-const nameError = document.getElementById('name-error');
+const nameButton = byId('me-name');
+const dialog = byId('name-dialog', HTMLDialogElement);
+const nameForm = byId('name-form');
+const nameInput = byId('name-input', HTMLInputElement);
+const nameError = byId('name-error');
+nameInput.maxLength = MAX_NAME_CHARS;
+byId('name-hint').textContent = `Shown to the people you play. Up to ${MAX_NAME_CHARS} characters.`;
 
 function showName() {
   nameButton.textContent = conn.name ?? store.name() ?? '…';
@@ -61,7 +66,7 @@ export function openNameDialog() {
 }
 
 nameButton.addEventListener('click', openNameDialog);
-document.getElementById('name-cancel').addEventListener('click', () => dialog.close());
+byId('name-cancel').addEventListener('click', () => dialog.close());
 document.addEventListener('oxo:edit-name', openNameDialog);
 
 nameForm.addEventListener('submit', async (ev) => {
@@ -95,10 +100,12 @@ nameForm.addEventListener('submit', async (ev) => {
 
 // --- The connection indicator: shown when offline for more than a moment. ---
 
-const indicator = document.getElementById('conn');
-const indicatorText = indicator.querySelector('.conn-text');
-let indicatorTimer = null;
+const indicator = byId('conn');
+const indicatorText = /** @type {HTMLElement} */ (indicator.querySelector('.conn-text'));
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let indicatorTimer;
 
+/** @param {import('./net.js').Status} status */
 function showStatus(status) {
   clearTimeout(indicatorTimer);
   if (status === 'online') {

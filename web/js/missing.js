@@ -1,7 +1,13 @@
+// @ts-check
 // Any other path: a friendly way back.
 
 import { h } from './dom.js';
 
+/**
+ * Mounts the page in `main`; returns its unmount function.
+ * @param {HTMLElement} main
+ * @returns {() => void}
+ */
 export function mountMissing(main) {
   document.title = 'Not found · oxo';
   main.append(

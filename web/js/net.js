@@ -1,3 +1,4 @@
+// @ts-check
 // The WebSocket connection to the server: one per page, reconnecting by
 // itself.
 //
@@ -16,8 +17,48 @@
 // unique across reloads of the page, not just within one connection.
 
 import * as store from './store.js';
+import { Emitter } from './emitter.js';
+import { PROTOCOL_VERSION } from './limits.js';
 
-export const PROTOCOL_VERSION = 1;
+/** @typedef {import('./protocol.js').Request} Request */
+/** @typedef {import('./protocol.js').RequestHello} RequestHello */
+/** @typedef {import('./protocol.js').ServerMsg} ServerMsg */
+/** @typedef {import('./protocol.js').ServerMsgWelcome} ServerMsgWelcome */
+/** @typedef {import('./protocol.js').ServerMsgOk} ServerMsgOk */
+/** @typedef {import('./protocol.js').ServerMsgPong} ServerMsgPong */
+/** @typedef {import('./protocol.js').ServerMsgError} ServerMsgError */
+
+/**
+ * A request as the pages make it: any client message but `hello` (which
+ * the connection sends itself), without the `id` the connection adds.
+ * @typedef {Request extends infer R ? R extends { type: 'hello' } ? never : Omit<R, 'id'> : never} ClientMsg
+ */
+
+/** @typedef {'connecting' | 'online' | 'offline'} Status */
+
+/**
+ * What a `Connection` emits: its status, the `welcome` of each connection,
+ * the server's events, and refusals that no request waits for.
+ * @typedef {{
+ *   status: Status,
+ *   welcome: ServerMsgWelcome,
+ *   table: import('./protocol.js').ServerMsgTable,
+ *   chat: import('./protocol.js').ServerMsgChat,
+ *   lobby: import('./protocol.js').ServerMsgLobby,
+ *   closing: import('./protocol.js').ServerMsgClosing,
+ *   error: ServerMsgError,
+ * }} ConnectionEvents
+ */
+
+/**
+ * A request waiting for its reply.
+ * @typedef {object} Pending
+ * @property {ClientMsg} msg
+ * @property {(reply: ServerMsgOk | ServerMsgPong) => void} resolve
+ * @property {(err: ServerError) => void} reject
+ * @property {ReturnType<typeof setTimeout>} timer
+ * @property {boolean} sent whether it went out on a socket
+ */
 
 const REQUEST_TIMEOUT_MS = 20000;
 const PING_EVERY_MS = 20000;
@@ -32,6 +73,10 @@ const RETRY_SAFE = new Set(['move', 'join_table', 'watch_table', 'sync', 'watch_
 
 /** An `error` reply from the server (or a local failure with a similar shape). */
 export class ServerError extends Error {
+  /**
+   * @param {string} code the server's `ErrorCode`, or `disconnected` or `timeout`
+   * @param {string} message
+   */
   constructor(code, message) {
     super(message);
     this.name = 'ServerError';
@@ -39,43 +84,41 @@ export class ServerError extends Error {
   }
 }
 
-export class Connection {
+/**
+ * The page's connection to the server (see the top of this file).
+ * @extends {Emitter<ConnectionEvents>}
+ */
+export class Connection extends Emitter {
   constructor() {
-    this.status = 'connecting'; // 'connecting' | 'online' | 'offline'
+    super();
+    /** @type {Status} */
+    this.status = 'connecting';
+    /** @type {string | null} */
     this.playerId = null;
+    /** @type {string | null} */
     this.name = null;
+    /** @type {ServerMsgWelcome | null} */
     this.welcome = null;
+    /** @type {WebSocket | null} */
     this.ws = null;
-    this.listeners = new Map();
-    this.pending = new Map(); // id -> { msg, resolve, reject, timer }
-    this.waiting = []; // requests made before `welcome`: ids, in order
+    /** @type {Map<number, Pending>} request id -> its request */
+    this.pending = new Map();
+    /** @type {number[]} requests made before `welcome`: ids, in order */
+    this.waiting = [];
     this.nextId = Date.now() * 1000;
     this.attempt = 0;
-    this.pingTimer = null;
-    this.pongTimer = null;
-    this.reconnectTimer = null;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.pingTimer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.pongTimer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.reconnectTimer = undefined;
+    /** @type {number | null} the id of the `hello` awaiting its `welcome` */
     this.helloId = null;
     this.stopped = false;
   }
 
-  /** Registers `fn` for events of `type`; returns a function that unregisters it. */
-  on(type, fn) {
-    if (!this.listeners.has(type)) this.listeners.set(type, new Set());
-    this.listeners.get(type).add(fn);
-    return () => this.listeners.get(type)?.delete(fn);
-  }
-
-  emit(type, payload) {
-    for (const fn of [...(this.listeners.get(type) ?? [])]) {
-      try {
-        fn(payload);
-      } catch (err) {
-        // A broken listener must not break the connection.
-        setTimeout(() => { throw err; });
-      }
-    }
-  }
-
+  /** @param {Status} status */
   setStatus(status) {
     if (this.status === status) return;
     this.status = status;
@@ -110,8 +153,10 @@ export class Connection {
     ws.addEventListener('error', () => {});
   }
 
+  /** @param {WebSocket} ws */
   sendHello(ws) {
     this.helloId = this.nextId++;
+    /** @type {RequestHello} */
     const hello = { type: 'hello', id: this.helloId, version: PROTOCOL_VERSION };
     const token = store.token();
     if (token) hello.token = token;
@@ -120,8 +165,13 @@ export class Connection {
     ws.send(JSON.stringify(hello));
   }
 
+  /**
+   * @param {WebSocket} ws
+   * @param {MessageEvent} ev
+   */
   onMessage(ws, ev) {
     if (ws !== this.ws) return;
+    /** @type {ServerMsg} */
     let msg;
     try {
       msg = JSON.parse(ev.data);
@@ -146,13 +196,18 @@ export class Connection {
         }
         break;
       case 'closing':
-        this.emit('closing', msg);
+      case 'table':
+      case 'chat':
+      case 'lobby':
+        // Events: each reaches the listeners of its type.
+        this.emit(msg.type, msg);
         break;
       default:
-        this.emit(msg.type, msg);
+        // A message this client does not know: nothing listens for it.
     }
   }
 
+  /** @param {ServerMsgWelcome} msg */
   onWelcome(msg) {
     this.attempt = 0;
     this.helloId = null;
@@ -178,6 +233,10 @@ export class Connection {
     this.emit('welcome', msg);
   }
 
+  /**
+   * @param {WebSocket} ws
+   * @param {ServerMsgError} msg
+   */
   onHelloRefused(ws, msg) {
     this.helloId = null;
     if (msg.code === 'invalid_token') {
@@ -191,6 +250,7 @@ export class Connection {
     ws.close();
   }
 
+  /** @param {WebSocket} ws */
   onClose(ws) {
     if (ws !== this.ws) return;
     this.ws = null;
@@ -238,11 +298,20 @@ export class Connection {
     clearTimeout(this.pongTimer);
   }
 
+  /**
+   * @param {number} id
+   * @param {ClientMsg} msg
+   */
   transmit(id, msg) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
     this.ws.send(JSON.stringify({ ...msg, id }));
   }
 
+  /**
+   * Ends the wait of request `id`, if it is pending, with `fn`.
+   * @param {number | null | undefined} id
+   * @param {(p: Pending) => void} fn
+   */
   settle(id, fn) {
     if (id === undefined || id === null) return;
     const p = this.pending.get(id);
@@ -255,6 +324,8 @@ export class Connection {
   /**
    * Sends a request and resolves with its `ok` reply; rejects with a
    * `ServerError` for an `error` reply (or code `timeout` when none came).
+   * @param {ClientMsg} msg
+   * @returns {Promise<ServerMsgOk | ServerMsgPong>}
    */
   request(msg) {
     const id = this.nextId++;
@@ -264,6 +335,7 @@ export class Connection {
         this.waiting = this.waiting.filter((w) => w !== id);
         reject(new ServerError('timeout', 'The server did not answer. Check your connection.'));
       }, REQUEST_TIMEOUT_MS);
+      /** @type {Pending} */
       const p = { msg, resolve, reject, timer, sent: false };
       this.pending.set(id, p);
       if (this.status === 'online') {
@@ -273,6 +345,17 @@ export class Connection {
         this.waiting.push(id);
       }
     });
+  }
+
+  /**
+   * Creates a table with `options`; resolves with its id (rejects as
+   * `request` does).
+   * @param {import('./protocol.js').TableOptions} options
+   * @returns {Promise<string>}
+   */
+  async createTable(options) {
+    const ok = await this.request({ type: 'create_table', options });
+    return (ok.type === 'ok' && ok.table_id) || '';
   }
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The replay page (`/games/{id}`): step through a recorded game with the
 // board and the log in sync. First / Back / Forward / Last buttons, the arrow
 // keys (Home and End too), or a click on a line of the log. The position
@@ -9,35 +10,38 @@
 // decided. The replay works without it (say, if that request fails).
 
 import * as api from './api.js';
-import { h, s, replace, announce, copyText, plural } from './dom.js';
+import { h, s, replace, announce, plural } from './dom.js';
+import { shareLink } from './controls.js';
+import { recordOutcome } from './outcome.js';
 import { Board, markSvg } from './board.js';
-import { boardAfter, index, outcomeCells } from './notation.js';
+import { boardAfter, index, outcomeCells, winnerOf } from './notation.js';
 import { explainGame, annotateMoves, summarySentence, verdictOf, betterText, betterIndexes, isMistake } from './explain.js';
 
+/** @typedef {import('./protocol.js').GameRecord} GameRecord */
+/** @typedef {import('./protocol.js').GameExplanation} GameExplanation */
+/** @typedef {import('./protocol.js').PlyExplanation} PlyExplanation */
+
+/**
+ * A player's name in the title; a bot is said to be the computer.
+ * @param {import('./protocol.js').RecordPlayer | null | undefined} p
+ */
 function playerLabel(p) {
   if (!p) return '?';
   return p.bot ? `${p.name} (computer)` : p.name;
 }
 
-export function outcomeSentence(outcome, players) {
-  if (!outcome) return 'Not finished yet';
-  if (outcome.result === 'draw') return 'Draw';
-  const winner = outcome.winner;
-  const loser = winner === 'X' ? 'O' : 'X';
-  const name = (seat) => players[seat.toLowerCase()]?.name ?? seat;
-  const base = `${name(winner)} (${winner}) wins`;
-  const reason = {
-    line: `three in a row: ${(outcome.cells ?? []).join(' ')}`,
-    forfeit: `${name(loser)} forfeited`,
-    dropped: `${name(loser)} left`,
-    timeout: `${name(loser)} ran out of time`,
-  }[outcome.reason];
-  return reason ? `${base} — ${reason}` : base;
-}
-
+/**
+ * Mounts the replay of game `gameId` in `main`, at `ply` (the end if null);
+ * returns its unmount function.
+ * @param {HTMLElement} main
+ * @param {{ gameId: string, ply: number | null }} route
+ * @returns {() => void}
+ */
 export function mountReplay(main, { gameId, ply: startPly }) {
   document.title = 'Replay · oxo';
+  /** @type {GameRecord | null} */
   let record = null;
+  /** @type {GameExplanation | null} */
   let explanation = null;
   let ply = 0;
   let alive = true;
@@ -53,35 +57,25 @@ export function mountReplay(main, { gameId, ply: startPly }) {
   const logEl = h('ol.movelist.replay-log', { id: 'log', 'aria-label': 'Game log' });
 
   // Icons drawn as SVG paths: no font has to carry ⏮ and ⏭.
+  /** @type {Record<string, string>} */
   const ICONS = {
     first: 'M7 6v12 M18 6l-8 6 8 6z',
     back: 'M16 6l-8 6 8 6z',
     forward: 'M8 6l8 6-8 6z',
     last: 'M17 6v12 M6 6l8 6-8 6z',
   };
-  const nav = (label, icon, fn) =>
+  /**
+   * @param {string} label
+   * @param {string} icon
+   * @param {() => void} fn
+   */
+  const nav = (label, icon, fn) => /** @type {HTMLButtonElement} */ (
     h('button.btn.btn-icon', { type: 'button', id: icon, 'aria-label': label, title: label, onclick: fn },
-      s('svg.icon', { viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' }, s('path', { d: ICONS[icon] })));
+      s('svg.icon', { viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' }, s('path', { d: ICONS[icon] }))));
   const firstBtn = nav('First', 'first', () => go(0));
   const backBtn = nav('Back', 'back', () => go(ply - 1));
   const fwdBtn = nav('Forward', 'forward', () => go(ply + 1));
   const lastBtn = nav('Last', 'last', () => go(total()));
-
-  const linkInput = h('input.share-input', {
-    type: 'text',
-    readonly: true,
-    value: `${window.location.origin}/games/${encodeURIComponent(gameId)}`,
-    'aria-label': 'Link to this replay',
-    onfocus: (ev) => ev.target.select(),
-  });
-  const copyButton = h('button.btn.btn-secondary.btn-small', {
-    type: 'button',
-    onclick: async () => {
-      const ok = await copyText(linkInput.value, linkInput);
-      copyButton.textContent = ok ? 'Copied!' : 'Press Ctrl+C';
-      setTimeout(() => { copyButton.textContent = 'Copy link'; }, 2000);
-    },
-  }, 'Copy link');
 
   main.append(
     h('div.game.replay', {},
@@ -105,16 +99,27 @@ export function mountReplay(main, { gameId, ply: startPly }) {
         ),
         h('section.panel', { 'aria-labelledby': 'h-share' },
           h('h2', { id: 'h-share' }, 'Share'),
-          h('div.share-row', {}, linkInput, copyButton),
+          shareLink({ path: `/games/${encodeURIComponent(gameId)}`, label: 'Link to this replay', copy: 'Copy link', kind: 'btn-secondary' }),
         ),
       ),
     ),
   );
 
+  /** The record, once loaded: what the functions below draw. */
+  function loaded() {
+    if (!record) throw new Error('the replay has no record yet');
+    return record;
+  }
+
   function total() {
     return record ? record.moves.length : 0;
   }
 
+  /**
+   * Shows the position after `n` moves (kept within the game).
+   * @param {number} n
+   * @param {{ say?: boolean }} [options] `say`: announce it
+   */
   function go(n, { say = true } = {}) {
     if (!record) return;
     const next = Math.max(0, Math.min(total(), n));
@@ -128,12 +133,13 @@ export function mountReplay(main, { gameId, ply: startPly }) {
   }
 
   function positionText() {
+    const record = loaded();
     if (ply === 0) return `Start: ${record.first} moves first`;
     const m = record.moves[ply - 1];
     let text = `Move ${ply} of ${total()}: ${m.player} ${m.cell}`;
     const p = plyExplained();
     if (p) text += ` — ${verdictOf(p).long}. ${betterText(p)}`;
-    if (ply === total() && record.outcome) text += `. ${outcomeSentence(record.outcome, record.players)}`;
+    if (ply === total() && record.outcome) text += `. ${recordOutcome(record.outcome, record.players)}`;
     return text;
   }
 
@@ -142,7 +148,9 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     return explanation && ply > 0 ? explanation.moves[ply - 1] ?? null : null;
   }
 
+  /** @param {boolean} animate */
   function render(animate) {
+    const record = loaded();
     const cells = boardAfter(record.moves.map((m) => m.cell), record.first, ply);
     const atEnd = ply === total() && Boolean(record.outcome);
     const p = plyExplained();
@@ -150,7 +158,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
       cells,
       last: ply > 0 ? index(record.moves[ply - 1].cell) : -1,
       winCells: atEnd ? outcomeCells(record.outcome) : [],
-      winner: atEnd ? record.outcome.winner ?? null : null,
+      winner: atEnd ? winnerOf(record.outcome) : null,
       interactive: false,
       better: betterIndexes(p),
       betterMark: p?.player ?? null,
@@ -161,17 +169,20 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     positionEl.textContent = ply === 0 ? `Start — ${plural(total(), 'move')}` : `Move ${ply} of ${total()}`;
     firstBtn.disabled = backBtn.disabled = ply === 0;
     fwdBtn.disabled = lastBtn.disabled = ply === total();
-    for (const li of logEl.querySelectorAll('[data-ply]')) {
+    for (const li of /** @type {NodeListOf<HTMLElement>} */ (logEl.querySelectorAll('[data-ply]'))) {
       const on = Number(li.dataset.ply) === ply;
       li.classList.toggle('is-current', on);
       const btn = li.querySelector('button');
-      if (on) btn.setAttribute('aria-current', 'step');
-      else btn.removeAttribute('aria-current');
+      if (on) btn?.setAttribute('aria-current', 'step');
+      else btn?.removeAttribute('aria-current');
     }
     logEl.querySelector('.is-current')?.scrollIntoView({ block: 'nearest' });
   }
 
-  /** The line under the board: a swatch as the legend of the marks when there are any. */
+  /**
+   * The line under the board: a swatch as the legend of the marks when there are any.
+   * @param {PlyExplanation | null} p
+   */
   function renderBetter(p) {
     if (!p) {
       replace(betterEl, explanation && ply === 0 ? 'Step forward to see each move judged by the solver' : '');
@@ -191,6 +202,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
   }
 
   function renderLog() {
+    const record = loaded();
     const items = [
       h('li.move.move-start', { dataset: { ply: '0' } },
         h('button.move-btn', { type: 'button', onclick: () => go(0) },
@@ -211,13 +223,16 @@ export function mountReplay(main, { gameId, ply: startPly }) {
       );
     });
     if (record.outcome) {
-      items.push(h('li.move.move-end', {}, outcomeSentence(record.outcome, record.players)));
+      items.push(h('li.move.move-end', {}, recordOutcome(record.outcome, record.players)));
     }
     replace(logEl, items);
     if (explanation) annotateMoves(logEl, explanation);
   }
 
-  /** Fetches the explanation (one request), then shows it where it belongs. */
+  /**
+   * Fetches the explanation (one request), then shows it where it belongs.
+   * @param {GameRecord} rec
+   */
   function loadExplanation(rec) {
     explainGame(rec.first, rec.moves.map((m) => m.cell)).then((e) => {
       if (!alive || record !== rec) return;
@@ -234,12 +249,15 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     });
   }
 
+  /** @param {KeyboardEvent} ev */
   function onKey(ev) {
     if (ev.altKey || ev.ctrlKey || ev.metaKey || !record) return;
     const target = ev.target;
     if (target instanceof HTMLElement && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
     if (document.querySelector('dialog[open]')) return;
-    const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: total() }[ev.key];
+    /** @type {Record<string, number | undefined>} */
+    const targets = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: total() };
+    const to = targets[ev.key];
     if (to === undefined) return;
     ev.preventDefault();
     go(to);
@@ -254,7 +272,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     replace(titleEl, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o));
     const when = new Date(rec.ended_at_ms ?? rec.started_at_ms);
     subEl.textContent = `Round ${rec.round} · ${when.toLocaleString()} · ${plural(rec.moves.length, 'move')}`;
-    outcomeEl.textContent = outcomeSentence(rec.outcome, rec.players);
+    outcomeEl.textContent = recordOutcome(rec.outcome, rec.players);
     outcomeEl.dataset.state = rec.outcome ? 'round_over' : 'in_progress';
     document.title = `${rec.players.x.name} vs ${rec.players.o.name} · Replay · oxo`;
     renderLog();

@@ -1,21 +1,31 @@
+// @ts-check
 // Client-side navigation between the three pages (home, game, replay)
 // without reloading, so the one WebSocket connection stays up. The server
 // serves index.html at every page's path, so a reload or a shared link lands
 // on the same page.
 
-const listeners = new Set();
+import { Emitter } from './emitter.js';
 
-/** Calls `fn()` after every navigation (including the back button). */
+/** @type {Emitter<{ navigate: undefined }>} */
+const events = new Emitter();
+
+/**
+ * Calls `fn()` after every navigation (including the back button).
+ * @param {() => void} fn
+ */
 export function onNavigate(fn) {
-  listeners.add(fn);
-  return () => listeners.delete(fn);
+  return events.on('navigate', fn);
 }
 
 function notify() {
-  for (const fn of listeners) fn();
+  events.emit('navigate', undefined);
 }
 
-/** Goes to `path` ("/t/abc", "/games/xyz?ply=3"). */
+/**
+ * Goes to `path` ("/t/abc", "/games/xyz?ply=3").
+ * @param {string} path
+ * @param {{ replace?: boolean }} [options] `replace`: no new history entry
+ */
 export function navigate(path, { replace = false } = {}) {
   if (replace) window.history.replaceState(null, '', path);
   else window.history.pushState(null, '', path);
@@ -28,12 +38,23 @@ window.addEventListener('popstate', notify);
 document.addEventListener('click', (ev) => {
   if (ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
   const a = ev.target instanceof Element ? ev.target.closest('a[data-link]') : null;
-  if (!a || a.target || a.origin !== window.location.origin) return;
+  if (!(a instanceof HTMLAnchorElement)) return;
+  if (a.target || a.origin !== window.location.origin) return;
   ev.preventDefault();
   navigate(a.pathname + a.search + a.hash);
 });
 
-/** The page for the current location: { page, ...params }. */
+/**
+ * The page for a location, with what it shows.
+ * @typedef {{ page: 'home' } | { page: 'missing' }
+ *   | { page: 'game', tableId: string, watch: boolean }
+ *   | { page: 'replay', gameId: string, ply: number | null }} Route
+ */
+
+/**
+ * The page for the current location: { page, ...params }.
+ * @returns {Route}
+ */
 export function currentRoute() {
   const path = window.location.pathname;
   const params = new URLSearchParams(window.location.search);

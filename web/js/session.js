@@ -1,25 +1,42 @@
+// @ts-check
 // What this browser's player is doing right now: the tables where they hold
 // a seat (from `welcome`, kept up to date from `table` events), so the home
 // page can offer to go back to a game in progress.
 
 import { conn } from './net.js';
+import { Emitter } from './emitter.js';
 
-/** table id -> latest TableState, for tables where we hold a seat. */
+/** @typedef {import('./protocol.js').TableState} TableState */
+
+/**
+ * table id -> latest TableState, for tables where we hold a seat (null
+ * until its first state comes).
+ * @type {Map<string, TableState | null>}
+ */
 export const myTables = new Map();
 
-const listeners = new Set();
+/** @type {Emitter<{ change: undefined }>} */
+const events = new Emitter();
 
+/**
+ * Calls `fn()` whenever `myTables` changes; returns a function that stops.
+ * @param {() => void} fn
+ */
 export function onTablesChange(fn) {
-  listeners.add(fn);
-  return () => listeners.delete(fn);
+  return events.on('change', fn);
 }
 
 function changed() {
-  for (const fn of listeners) fn();
+  events.emit('change', undefined);
 }
 
-/** The seats ("X", "O") that our player holds in `table`. */
+/**
+ * The seats ("X", "O") that our player holds in `table`.
+ * @param {TableState | null | undefined} table
+ * @returns {import('./protocol.js').Player[]}
+ */
 export function mySeats(table) {
+  /** @type {import('./protocol.js').Player[]} */
   const seats = [];
   if (table?.players?.x?.id && table.players.x.id === conn.playerId) seats.push('X');
   if (table?.players?.o?.id && table.players.o.id === conn.playerId) seats.push('O');
@@ -46,6 +63,10 @@ conn.on('table', ({ table }) => {
   changed();
 });
 
+/**
+ * Forgets a table we left.
+ * @param {string} tableId
+ */
 export function forget(tableId) {
   if (myTables.delete(tableId)) changed();
 }

@@ -1,29 +1,47 @@
+// @ts-check
 // What the game page says: the status line ("Your turn (X)", "Waiting for
 // Alice…", "Alice wins", "Bob disconnected — 45 s to come back") and the line
 // under it, computed from a table state and the seats we hold. Pure
 // functions, so that every wording lives in one place.
 
-import { other } from './notation.js';
+import { seatedOutcome } from './outcome.js';
+import { bySeat } from './notation.js';
+
+/** @typedef {import('./protocol.js').TableState} TableState */
+/** @typedef {import('./protocol.js').PlayerInfo} PlayerInfo */
+/** @typedef {import('./protocol.js').Player} Player */
+/** @typedef {import('./protocol.js').Outcome} Outcome */
+/** @typedef {ReturnType<typeof view>} View */
 
 /**
  * A view of one table state for wording: `table`, our `seats` ("X", "O"),
  * and how long ago (ms) the state arrived, for the countdowns.
+ * @param {TableState | null} table
+ * @param {Player[]} seats
+ * @param {number} [elapsedMs]
  */
 export function view(table, seats, elapsedMs = 0) {
-  const seatInfo = (seat) => table?.players?.[seat.toLowerCase()] ?? null;
+  /** @param {Player} seat */
+  const seatInfo = (seat) => bySeat(table?.players, seat) ?? null;
+  /** @param {Player} seat */
   const who = (seat) => seatInfo(seat)?.name ?? seat;
+  /** @param {number | null | undefined} ms */
   const secondsLeft = (ms) => (ms === undefined || ms === null ? null : Math.max(0, Math.ceil((ms - elapsedMs) / 1000)));
   const isPass = () => Boolean(table?.options?.pass_and_play);
   return { table, seats, seatInfo, who, secondsLeft, isPass };
 }
 
-/** The main status line, and the line under it, for a `view`. */
+/**
+ * The main status line, and the line under it, for a `view`.
+ * @param {View} v
+ * @returns {[string, string]}
+ */
 export function describe(v) {
   const { table, seats, seatInfo, who, secondsLeft, isPass } = v;
   if (!table) return ['Connecting…', ''];
   const seated = seats.length > 0;
   const subs = [];
-  for (const seat of ['X', 'O']) {
+  for (const seat of /** @type {Player[]} */ (['X', 'O'])) {
     const p = seatInfo(seat);
     if (!p || p.connected || seats.includes(seat)) continue;
     const left = secondsLeft(p.grace_left_ms);
@@ -38,7 +56,7 @@ export function describe(v) {
       return [line, subs.join(' · ')];
     }
     case 'in_progress': {
-      const turn = table.turn;
+      const turn = /** @type {Player} */ (table.turn);
       const mover = seatInfo(turn);
       let line;
       if (isPass() && seats.length === 2) line = `${turn} to move`;
@@ -63,33 +81,25 @@ export function describe(v) {
   }
 }
 
-/** "You win", "Alice wins — Bob forfeited", "Draw"… */
+/**
+ * "You win", "Alice wins — Bob forfeited", "Draw"… (see outcome.js).
+ * @param {View} v
+ * @param {Outcome | null | undefined} outcome
+ */
 export function outcomeText(v, outcome) {
   const { seats, who, isPass } = v;
-  if (!outcome) return 'Round over';
-  if (outcome.result === 'draw') return 'Draw';
-  const winner = outcome.winner;
-  const loser = other(winner);
-  const pass = isPass() && seats.length === 2;
-  let line;
-  if (pass) line = `${winner} wins`;
-  else if (seats.includes(winner)) line = 'You win';
-  else line = `${who(winner)} wins`;
-  const loserName = pass ? loser : seats.includes(loser) ? 'you' : who(loser);
-  const reason = {
-    forfeit: `${loserName} forfeited`,
-    dropped: `${loserName} left`,
-    timeout: `${loserName} ran out of time`,
-  }[outcome.reason];
-  return reason ? `${line} — ${reason}` : line;
+  return seatedOutcome(outcome, { seats, who, pass: isPass() && seats.length === 2 });
 }
 
-/** Who wants a rematch, from our side of the table. */
+/**
+ * Who wants a rematch, from our side of the table.
+ * @param {View} v
+ */
 export function rematchText(v) {
   const { seats, seatInfo, isPass } = v;
   if (isPass()) return 'Rematch to play again';
-  const mine = seats.map((s) => seatInfo(s)).filter(Boolean);
-  const theirs = ['X', 'O'].filter((s) => !seats.includes(s)).map((s) => seatInfo(s)).filter(Boolean);
+  const mine = seats.map((s) => seatInfo(s)).filter((p) => p !== null);
+  const theirs = /** @type {Player[]} */ (['X', 'O']).filter((s) => !seats.includes(s)).map((s) => seatInfo(s)).filter((p) => p !== null);
   const iWant = mine.some((p) => p.wants_rematch);
   const theyWant = theirs.filter((p) => p.wants_rematch);
   if (!seats.length) {

@@ -1,3 +1,4 @@
+// @ts-check
 // What the browser remembers between visits: the session token, the display
 // name and a few preferences. Everything lives in localStorage under "oxo.*";
 // when storage is unavailable (private mode, blocked) it falls back to memory
@@ -6,6 +7,10 @@
 const PREFIX = 'oxo.';
 const memory = new Map();
 
+/**
+ * @param {string} key
+ * @returns {string | null}
+ */
 function read(key) {
   try {
     return window.localStorage.getItem(PREFIX + key);
@@ -14,6 +19,10 @@ function read(key) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {string | null | undefined} value
+ */
 function write(key, value) {
   try {
     if (value === null || value === undefined) window.localStorage.removeItem(PREFIX + key);
@@ -29,6 +38,10 @@ export function token() {
   return read('token');
 }
 
+/**
+ * Keeps the token of a `welcome` (null forgets it).
+ * @param {string | null} value
+ */
 export function setToken(value) {
   write('token', value);
 }
@@ -38,11 +51,21 @@ export function name() {
   return read('name');
 }
 
+/**
+ * Keeps the display name (null forgets it).
+ * @param {string | null} value
+ */
 export function setName(value) {
   write('name', value);
 }
 
-/** A JSON preference (e.g. the last bot level chosen), with a default. */
+/**
+ * A JSON preference (e.g. the last bot level chosen), with a default.
+ * @template T
+ * @param {string} key
+ * @param {T} fallback
+ * @returns {T}
+ */
 export function pref(key, fallback) {
   const raw = read('pref.' + key);
   if (raw === null) return fallback;
@@ -53,6 +76,11 @@ export function pref(key, fallback) {
   }
 }
 
+/**
+ * Keeps a preference, as JSON.
+ * @param {string} key
+ * @param {unknown} value
+ */
 export function setPref(key, value) {
   write('pref.' + key, JSON.stringify(value));
 }
@@ -62,6 +90,7 @@ const ANIMALS = ['Otter', 'Fox', 'Owl', 'Lynx', 'Heron', 'Panda', 'Koala', 'Falc
 
 /** A friendly name for a first visit, e.g. "Keen Otter". */
 export function randomName() {
+  /** @param {string[]} list */
   const pick = (list) => list[Math.floor(Math.random() * list.length)];
   return `${pick(ADJECTIVES)} ${pick(ANIMALS)}`;
 }

@@ -7,12 +7,14 @@ use crate::{Bitboard, Player};
 /// Why the winner won.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "reason", rename_all = "snake_case"))]
 pub enum WinReason {
     /// Three in a row. `cells` holds every square of every completed line
     /// (two lines when the last move completed both).
     Line {
         /// The squares of the winning line or lines.
+        #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::Square>"))]
         cells: Bitboard,
     },
     /// The loser resigned.
@@ -53,6 +55,7 @@ impl WinReason {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "result", rename_all = "snake_case"))]
 pub enum Outcome {
     /// One player won.

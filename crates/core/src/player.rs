@@ -15,6 +15,7 @@ use core::str::FromStr;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Player {
     /// Crosses; moves first unless the game says otherwise.
     X,
@@ -94,6 +95,11 @@ impl FromStr for Player {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "ByPlayer_{T}")
+)]
 pub struct ByPlayer<T> {
     /// X's value.
     pub x: T,

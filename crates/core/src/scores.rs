@@ -21,6 +21,7 @@ use crate::{Outcome, Player};
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Scores {
     /// Rounds won by X.
     pub x: u32,

@@ -30,6 +30,11 @@ use core::str::FromStr;
 /// # Ok::<_, oxo_core::ParseSquareError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename_all = "lowercase")
+)]
 #[repr(u8)]
 #[allow(missing_docs)]
 pub enum Square {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A JSON error body, sent with 400 or 404.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ApiError {
     /// What was wrong and what is accepted.
     pub error: String,
@@ -12,6 +13,7 @@ pub struct ApiError {
 
 /// A player of a recorded game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RecordPlayer {
     /// Public player id.
     pub id: String,
@@ -24,6 +26,7 @@ pub struct RecordPlayer {
 
 /// One recorded move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RecordedMove {
     /// 1-based move number.
     pub ply: u32,
@@ -37,6 +40,7 @@ pub struct RecordedMove {
 
 /// `GET /api/games/{id}`: a game (one round of a table), finished or not.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GameRecord {
     /// The game's id.
     pub id: String,
@@ -64,6 +68,7 @@ pub struct GameRecord {
 
 /// An entry of `GET /api/games`: a finished game in brief.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GameSummary {
     /// The game's id.
     pub id: String,
@@ -79,6 +84,7 @@ pub struct GameSummary {
 
 /// `GET /api/games/{id}/log?start=&end=`: a slice of a game's event log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LogSlice {
     /// The game's id.
     pub game_id: String,
@@ -94,6 +100,7 @@ pub struct LogSlice {
 
 /// One move in an analysis.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MoveAnalysis {
     /// The move.
     pub cell: Square,
@@ -105,6 +112,7 @@ pub struct MoveAnalysis {
 
 /// `GET /api/analyze?position=`: the solver's view of a position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AnalyzeResponse {
     /// The position in canonical notation.
     pub position: String,
@@ -123,6 +131,7 @@ pub struct AnalyzeResponse {
 
 /// `win`, `draw` or `loss`: a result under perfect play, for one player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ValueKind {
     /// The player wins whatever the other does.
@@ -135,6 +144,7 @@ pub enum ValueKind {
 
 /// A position's value for one player under perfect play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SolvedValue {
     /// Win, draw or loss.
     pub result: ValueKind,
@@ -160,6 +170,7 @@ impl From<oxo_core::Value> for SolvedValue {
 /// What a move did to its mover's value. Only win, draw or loss count: a
 /// slower win is still a kept win.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// A win before, a win after.
@@ -199,6 +210,7 @@ impl Verdict {
 
 /// One ply of `GET /api/analyze/game`: a move and what it did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlyExplanation {
     /// 1-based move number.
     pub ply: u32,
@@ -222,6 +234,7 @@ pub struct PlyExplanation {
 
 /// The move that first made its mover's value worse.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecidingMove {
     /// 1-based move number.
     pub ply: u32,
@@ -235,6 +248,7 @@ pub struct DecidingMove {
 
 /// The position a game reached and its value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FinalPosition {
     /// The position in canonical notation.
     pub position: String,
@@ -251,6 +265,7 @@ pub struct FinalPosition {
 /// `GET /api/analyze/game?first=&moves=`: every move of a game judged by the
 /// solver, in one answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GameExplanation {
     /// Who moved first.
     pub first: Player,

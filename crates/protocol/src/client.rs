@@ -10,6 +10,7 @@ use crate::limits::MAX_REQUEST_ID;
 /// id, which the server's reply carries back. A retried `move` with the same
 /// id is never applied twice.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Request {
     /// The client's own id for this request, echoed in the reply: an
     /// integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes
@@ -19,6 +20,7 @@ pub struct Request {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "request_id"
     )]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_REQUEST_ID)))]
     pub id: Option<u64>,
     /// The request.
     #[serde(flatten)]
@@ -60,6 +62,7 @@ pub fn peek_id(text: &str) -> Option<u64> {
 
 /// What a client asks of the server. Tagged by `"type"` in snake case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMsg {
     /// Must be the first message: the protocol version, and the token from an

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// Why the server refused a request: a stable code (snake case on the wire)
 /// that clients can act on, always sent with a human-readable message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The message is not valid JSON, has an unknown type, a missing or

@@ -11,6 +11,7 @@ use crate::{ErrorCode, LobbyTable, TableState};
 /// changes; the `table` event caused by a request reaches its sender before
 /// the request's `ok`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     /// The reply to `hello`.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A bot in one seat of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BotSeat {
     /// How strong it is.
     pub level: BotLevel,
@@ -16,6 +17,7 @@ pub struct BotSeat {
 
 /// A table's options, fixed at creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TableOptions {
     /// Listed in the lobby (`true`), or reached only by its id (`false`).
@@ -52,6 +54,7 @@ impl Default for TableOptions {
 
 /// Where a table is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TableStatus {
     /// A seat is free.
@@ -66,6 +69,7 @@ pub enum TableStatus {
 
 /// A seated player as everyone at the table sees them (never the token).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlayerInfo {
     /// The player's public id (from their `welcome`).
     pub id: String,
@@ -87,6 +91,7 @@ pub struct PlayerInfo {
 
 /// Everything a client needs to draw a table, sent after every change.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TableState {
     /// The table's id (unguessable for private tables).
     pub id: String,
@@ -126,6 +131,7 @@ pub struct TableState {
 
 /// A table as listed in the lobby.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LobbyTable {
     /// The table's id.
     pub id: String,
