@@ -86,22 +86,14 @@ pub(crate) fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
         "{} games, X = {}, O = {}, {} first",
         args.games, args.x, args.o, args.first
     );
-    println!(
-        "X ({:>7}): {:>8} wins ({:5.1}%) {:>8} losses ({:5.1}%)",
-        args.x,
-        tally.wins.x,
-        pct(tally.wins.x),
-        tally.wins.o,
-        pct(tally.wins.o)
-    );
-    println!(
-        "O ({:>7}): {:>8} wins ({:5.1}%) {:>8} losses ({:5.1}%)",
-        args.o,
-        tally.wins.o,
-        pct(tally.wins.o),
-        tally.wins.x,
-        pct(tally.wins.x)
-    );
+    for (player, level) in [(Player::X, args.x), (Player::O, args.o)] {
+        let (won, lost) = (tally.wins[player], tally.wins[!player]);
+        println!(
+            "{player} ({level:>7}): {won:>8} wins ({:5.1}%) {lost:>8} losses ({:5.1}%)",
+            pct(won),
+            pct(lost)
+        );
+    }
     println!(
         "draws:       {:>8}      ({:5.1}%)",
         tally.draws,

@@ -77,16 +77,13 @@ async fn a_broken_oxo_schema_gets_one_short_line() {
     // are gone: the server cannot use it and must say so briefly.
     let dir = TempDir::new("broken");
     let db = dir.join("oxo.db");
-    {
-        let conn = Connection::open(&db).expect("create");
-        conn.execute_batch(
-            "CREATE TABLE schema_migrations (
+    sqlite_file(
+        &db,
+        "CREATE TABLE schema_migrations (
                  version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL);
              INSERT INTO schema_migrations VALUES (1, 0);
              PRAGMA user_version = 1;",
-        )
-        .expect("fill");
-    }
+    );
     let line = error_line(&serve_to_exit(&db).await, &db);
     assert!(line.contains("no such table"), "{line}");
 }
@@ -121,14 +118,11 @@ async fn a_second_server_on_the_same_database_refuses_to_start() {
 async fn another_applications_sqlite_file_is_refused_untouched() {
     let dir = TempDir::new("foreign");
     let db = dir.join("notes.db");
-    {
-        let conn = Connection::open(&db).expect("create");
-        conn.execute_batch(
-            "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+    sqlite_file(
+        &db,
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
              INSERT INTO notes (body) VALUES ('buy milk');",
-        )
-        .expect("fill");
-    }
+    );
     let before = snapshot(&db);
     let line = error_line(&serve_to_exit(&db).await, &db);
     assert!(line.contains("not an oxo database"), "{line}");
@@ -153,14 +147,13 @@ async fn a_database_from_a_newer_oxo_is_refused_untouched() {
     for (name, application_id) in [("old-style.db", 0), ("tagged.db", OXO_APPLICATION_ID)] {
         let db = dir.join(name);
         {
-            let conn = Connection::open(&db).expect("create");
-            conn.execute_batch(
+            let conn = sqlite_file(
+                &db,
                 "CREATE TABLE schema_migrations (
                      version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL);
                  INSERT INTO schema_migrations VALUES (99, 0);
                  PRAGMA user_version = 99;",
-            )
-            .expect("fill");
+            );
             conn.pragma_update(None, "application_id", application_id)
                 .expect("set id");
         }
@@ -227,4 +220,12 @@ async fn a_read_only_database_is_refused() {
     // SQLite may add the -wal and -shm files any reader of a WAL database
     // needs; the database itself is untouched.
     assert!(bytes(&db) == before, "the database is untouched");
+}
+
+/// Creates the SQLite file `path` holding what `sql` makes, and returns
+/// the connection to it.
+fn sqlite_file(path: &Path, sql: &str) -> Connection {
+    let conn = Connection::open(path).expect("create");
+    conn.execute_batch(sql).expect("fill");
+    conn
 }

@@ -5,45 +5,18 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio_tungstenite::tungstenite::Message;
 
-const WAIT: Duration = Duration::from_secs(10);
+mod common;
+
+use common::WAIT;
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
-
-async fn start(db: &Path) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-        .arg(db)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn oxo serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(WAIT, lines.next_line())
-        .await
-        .expect("a listening line in time")
-        .expect("read stdout")
-        .expect("a line");
-    let addr = line
-        .strip_prefix("oxo listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .expect("an address");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, addr)
-}
 
 async fn recv(ws: &mut Ws) -> Value {
     loop {
@@ -87,18 +60,12 @@ async fn hello(addr: SocketAddr, hello: Value) -> (Ws, Value) {
 }
 
 async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
-    let mut tcp = TcpStream::connect(addr).await.expect("connect");
-    let req = format!("GET {path} HTTP/1.1\r\nHost: oxo\r\nConnection: close\r\n\r\n");
-    tcp.write_all(req.as_bytes()).await.expect("write");
-    let mut raw = String::new();
-    tcp.read_to_string(&mut raw).await.expect("read");
-    let (head, body) = raw.split_once("\r\n\r\n").expect("head and body");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
-    (status, serde_json::from_str(body).expect("JSON body"))
+    let (status, body) = common::get(addr, path).await;
+    (status, serde_json::from_str(&body).expect("JSON body"))
+}
+
+async fn start(db: &Path) -> (Child, SocketAddr) {
+    common::start(db, &[], None).await
 }
 
 #[tokio::test]

@@ -203,6 +203,30 @@ impl Game {
         self.award(!player, WinReason::Timeout)
     }
 
+    /// `loser` loses for a reason off the board: [`WinReason::Forfeit`],
+    /// [`WinReason::Dropped`] or [`WinReason::Timeout`] (the one mapping
+    /// from a decided or stored reason to the game).
+    ///
+    /// ```
+    /// use oxo_core::{Game, Outcome, Player, WinReason};
+    ///
+    /// let mut game = Game::new();
+    /// let outcome = game.concede(Player::X, WinReason::Timeout)?;
+    /// assert_eq!(outcome, Outcome::Win { winner: Player::O, reason: WinReason::Timeout });
+    /// # Ok::<_, oxo_core::MoveError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MoveError::GameOver`] if the game has already ended, or if
+    /// `reason` is a line: only the moves make a line.
+    pub fn concede(&mut self, loser: Player, reason: WinReason) -> Result<Outcome, MoveError> {
+        if matches!(reason, WinReason::Line { .. }) {
+            return Err(MoveError::GameOver);
+        }
+        self.award(!loser, reason)
+    }
+
     fn award(&mut self, winner: Player, reason: WinReason) -> Result<Outcome, MoveError> {
         if self.is_over() {
             return Err(MoveError::GameOver);

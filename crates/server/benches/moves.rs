@@ -59,13 +59,8 @@ async fn request_hello(c: &mut LocalClient) {
 
 /// One round (X wins in 5 moves), then a rematch by both.
 async fn round(x: &mut LocalClient, o: &mut LocalClient, table: &str) {
-    for (by_x, cell) in [
-        (true, "a1"),
-        (false, "b1"),
-        (true, "a2"),
-        (false, "b2"),
-        (true, "a3"),
-    ] {
+    for (ply, cell) in ["a1", "b1", "a2", "b2", "a3"].into_iter().enumerate() {
+        let by_x = ply % 2 == 0;
         let (mover, other) = if by_x {
             (&mut *x, &mut *o)
         } else {

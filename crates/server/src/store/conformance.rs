@@ -12,7 +12,7 @@ use oxo_protocol::{Scores, TableOptions, TableStatus};
 
 use super::contract::Store;
 use super::memory::Memory;
-use super::rows::{GamePlayer, GameStart, GamesQuery, TableRow, Write};
+use super::rows::{GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, TableRow, Write};
 use super::sqlite::Sqlite;
 use crate::config::DbLocation;
 use crate::error::ServerError;
@@ -57,14 +57,14 @@ pub(super) fn table_at(n: i64, public: bool) -> Vec<Write> {
             at_ms: 0,
             public,
         })),
-        Write::Move {
+        Write::Move(NewMove {
             game: n,
             ply: 1,
             player: Player::X,
             cell: Square::B2,
             at_ms: 0,
             req_id: Some(7),
-        },
+        }),
         Write::Table(Box::new(TableRow {
             seq: n,
             id: format!("t{n}").into(),
@@ -93,7 +93,7 @@ pub(super) fn table_with_a_move(n: i64) -> Vec<Write> {
 
 /// Ends game `n` with a forfeit by O at `at_ms`.
 fn forfeit(n: i64, at_ms: i64) -> Write {
-    Write::GameEnd {
+    Write::GameEnd(GameEnd {
         game: n,
         outcome: Outcome::Win {
             winner: Player::X,
@@ -101,7 +101,7 @@ fn forfeit(n: i64, at_ms: i64) -> Write {
         },
         moves: 1,
         at_ms,
-    }
+    })
 }
 
 #[tokio::test]

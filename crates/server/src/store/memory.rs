@@ -110,38 +110,27 @@ impl Data {
                 self.games
                     .insert(row.start.seq, StoredGame { row, moves: 0 });
             }
-            Write::Move {
-                game,
-                ply,
-                player,
-                cell,
-                at_ms,
-                req_id,
-            } => {
-                if self.moves.contains_key(&(game, ply)) {
-                    return Err(refused(format!("game {game} has a move {ply}")));
+            Write::Move(m) => {
+                let key = (m.game, m.ply);
+                if self.moves.contains_key(&key) {
+                    return Err(refused(format!("game {} has a move {}", m.game, m.ply)));
                 }
                 let recorded = RecordedMove {
-                    ply,
-                    player,
-                    cell,
-                    at_ms,
+                    ply: m.ply,
+                    player: m.player,
+                    cell: m.cell,
+                    at_ms: m.at_ms,
                 };
-                self.moves.insert((game, ply), recorded);
-                if let Some(req) = req_id {
-                    self.req_ids.insert((game, ply), req);
+                self.moves.insert(key, recorded);
+                if let Some(req) = m.req_id {
+                    self.req_ids.insert(key, req);
                 }
             }
-            Write::GameEnd {
-                game,
-                outcome,
-                moves,
-                at_ms,
-            } => {
-                if let Some(game) = self.games.get_mut(&game) {
-                    game.row.ended_ms = Some(at_ms);
-                    game.row.outcome = Some(outcome);
-                    game.moves = moves;
+            Write::GameEnd(end) => {
+                if let Some(game) = self.games.get_mut(&end.game) {
+                    game.row.ended_ms = Some(end.at_ms);
+                    game.row.outcome = Some(end.outcome);
+                    game.moves = end.moves;
                 }
             }
             Write::HealthProbe { .. } => {}

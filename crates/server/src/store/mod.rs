@@ -29,5 +29,7 @@ pub(crate) use contract::Store;
 #[cfg(test)]
 pub(crate) use memory::Memory;
 pub(crate) use replay::replay;
-pub(crate) use rows::{GamePlayer, GameStart, GamesQuery, PlayerRow, SavedTable, TableRow, Write};
+pub(crate) use rows::{
+    GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, PlayerRow, SavedTable, TableRow, Write,
+};
 pub(crate) use sqlite::Sqlite;

@@ -36,15 +36,11 @@ pub(crate) fn replay(
         game.play(cell).map_err(|e| corrupt(e.to_string()))?;
     }
     if let (Some(Outcome::Win { winner, reason }), None) = (outcome, game.outcome()) {
-        let loser = !winner;
-        let _ = match reason {
-            WinReason::Forfeit => game.forfeit(loser),
-            WinReason::Dropped => game.drop_player(loser),
-            WinReason::Timeout => game.time_out(loser),
-            WinReason::Line { .. } => {
-                return Err(corrupt("a line win the moves do not show".into()));
-            }
-        };
+        if matches!(reason, WinReason::Line { .. }) {
+            return Err(corrupt("a line win the moves do not show".into()));
+        }
+        game.concede(!winner, reason)
+            .map_err(|e| corrupt(e.to_string()))?;
     }
     Ok(game)
 }

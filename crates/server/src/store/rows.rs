@@ -34,24 +34,33 @@ pub(crate) enum Write {
     Table(Box<TableRow>),
     /// A round started.
     GameStart(Box<GameStart>),
-    /// A move (`ply` from 1) of the game with key `game`.
-    Move {
-        game: i64,
-        ply: u32,
-        player: Player,
-        cell: Square,
-        at_ms: i64,
-        req_id: Option<u64>,
-    },
-    /// The game with key `game` ended.
-    GameEnd {
-        game: i64,
-        outcome: Outcome,
-        moves: u32,
-        at_ms: i64,
-    },
+    /// A move of a game.
+    Move(NewMove),
+    /// A game ended.
+    GameEnd(GameEnd),
     /// A health probe: rewrites the one row of `health`.
     HealthProbe { at_ms: i64 },
+}
+
+/// A move (`ply` from 1) of the game with key `game`, to store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NewMove {
+    pub(crate) game: i64,
+    pub(crate) ply: u32,
+    pub(crate) player: Player,
+    pub(crate) cell: Square,
+    pub(crate) at_ms: i64,
+    /// The request id the move came with, kept to recognise retries.
+    pub(crate) req_id: Option<u64>,
+}
+
+/// The end of the game with key `game` after `moves` moves, to store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GameEnd {
+    pub(crate) game: i64,
+    pub(crate) outcome: Outcome,
+    pub(crate) moves: u32,
+    pub(crate) at_ms: i64,
 }
 
 /// A table as stored.

@@ -21,7 +21,7 @@ use crate::error::ClientError;
 use crate::handle::TableCmd;
 use crate::ids::{new_game_id, now_ms, seed};
 use crate::live::LiveStatus;
-use crate::store::{GameStart, TableRow, Write};
+use crate::store::{GameEnd, GameStart, NewMove, TableRow, Write};
 
 /// How long a change in the number of spectators may wait to be
 /// broadcast: watching and leaving cost the requester, not the table.
@@ -396,24 +396,24 @@ impl Table {
                     mover,
                     cell,
                     req,
-                } => writes.push(Write::Move {
+                } => writes.push(Write::Move(NewMove {
                     game: *game,
                     ply: *ply,
                     player: *mover,
                     cell: *cell,
                     at_ms: now_ms(),
                     req_id: *req,
-                }),
+                })),
                 Event::RoundEnded {
                     game,
                     outcome,
                     moves,
-                } => writes.push(Write::GameEnd {
+                } => writes.push(Write::GameEnd(GameEnd {
                     game: *game,
                     outcome: *outcome,
                     moves: *moves,
                     at_ms: now_ms(),
-                }),
+                })),
                 Event::Seated { .. } | Event::Vacated { .. } | Event::Closed => {}
             }
         }

@@ -65,13 +65,8 @@ async fn honest_game(server: &Server, stop: Arc<AtomicBool>, moves: Arc<AtomicUs
         rounds: 0,
     };
     loop {
-        for (by_x, cell) in [
-            (true, "a1"),
-            (false, "b1"),
-            (true, "a2"),
-            (false, "b2"),
-            (true, "a3"),
-        ] {
+        for (ply, cell) in ["a1", "b1", "a2", "b2", "a3"].into_iter().enumerate() {
+            let by_x = ply % 2 == 0;
             let mover = if by_x { &mut x } else { &mut o };
             tokio::time::sleep(HONEST_PACE).await;
             let sent = Instant::now();

@@ -79,44 +79,39 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                 g.public,
             ])?;
         }
-        Write::Move {
-            game,
-            ply,
-            player,
-            cell,
-            at_ms,
-            req_id,
-        } => {
+        Write::Move(m) => {
             conn.prepare_cached(
                 "INSERT INTO moves (game, ply, player, cell, at_ms, req_id)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![
-                game,
-                ply,
-                text::name(player),
-                text::name(cell),
-                at_ms,
+                m.game,
+                m.ply,
+                text::name(&m.player),
+                text::name(&m.cell),
+                m.at_ms,
                 // Request ids are opaque 64-bit values; stored bit for bit.
-                req_id.map(|r| r as i64),
+                m.req_id.map(|r| r as i64),
             ])?;
         }
-        Write::GameEnd {
-            game,
-            outcome,
-            moves,
-            at_ms,
-        } => {
+        Write::GameEnd(end) => {
             // `winner` and `reason` repeat the outcome for SQL's sake.
-            let (winner, reason) = match outcome {
+            let (winner, reason) = match end.outcome {
                 Outcome::Draw => (None, "draw"),
-                Outcome::Win { winner, reason } => (Some(text::name(winner)), reason.as_str()),
+                Outcome::Win { winner, reason } => (Some(text::name(&winner)), reason.as_str()),
             };
             conn.prepare_cached(
                 "UPDATE games SET ended_ms = ?2, outcome = ?3, winner = ?4, reason = ?5, moves = ?6
                  WHERE seq = ?1",
             )?
-            .execute(params![game, at_ms, json(outcome)?, winner, reason, moves])?;
+            .execute(params![
+                end.game,
+                end.at_ms,
+                json(&end.outcome)?,
+                winner,
+                reason,
+                end.moves
+            ])?;
         }
         Write::HealthProbe { at_ms } => {
             conn.prepare_cached(

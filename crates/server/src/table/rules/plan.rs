@@ -218,11 +218,7 @@ impl Plan {
         let Phase::Playing { round, .. } = &mut self.next.phase else {
             return;
         };
-        let decided = match reason {
-            WinReason::Timeout => round.game.time_out(loser),
-            WinReason::Dropped => round.game.drop_player(loser),
-            _ => round.game.forfeit(loser),
-        };
+        let decided = round.game.concede(loser, reason);
         let outcome = decided.expect("a round in play can be decided");
         self.end_round(outcome);
     }
