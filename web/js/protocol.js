@@ -124,24 +124,29 @@
  */
 
 /**
+ * A game's (one round's) id, the key of its record and replay.
+ * @typedef {string} GameId
+ */
+
+/**
  * `GET /api/games/{id}`: a game (one round of a table), finished or not.
  * @typedef {object} GameRecord
  * @property {(number | null)} [ended_at_ms] End time, once finished.
  * @property {Player} first Who moved first.
- * @property {string} id The game's id.
+ * @property {GameId} id The game's id.
  * @property {Array<RecordedMove>} moves Every move with its time.
  * @property {(Outcome | null)} [outcome] How it ended (absent while in progress).
  * @property {ByPlayer_RecordPlayer} players The players.
  * @property {number} round The round number at that table.
  * @property {number} started_at_ms Start time, milliseconds since the Unix epoch.
- * @property {(string | null)} [table_id] The table it was played at. Absent for a game at a private table, unless the request came from one of its two players.
+ * @property {(TableId | null)} [table_id] The table it was played at. Absent for a game at a private table, unless the request came from one of its two players.
  */
 
 /**
  * An entry of `GET /api/games`: a finished game in brief.
  * @typedef {object} GameSummary
  * @property {number} ended_at_ms End time, milliseconds since the Unix epoch.
- * @property {string} id The game's id.
+ * @property {GameId} id The game's id.
  * @property {number} moves The number of moves.
  * @property {Outcome} outcome How it ended.
  * @property {ByPlayer_string} players The players' names.
@@ -150,7 +155,7 @@
 /**
  * A table as listed in the lobby.
  * @typedef {object} LobbyTable
- * @property {string} id The table's id.
+ * @property {TableId} id The table's id.
  * @property {TableOptions} options Its options.
  * @property {ByPlayer_Nullable_string} players Names in the seats.
  * @property {number} spectators How many spectators.
@@ -162,7 +167,7 @@
  * @typedef {object} LogSlice
  * @property {number} end One past the index of the last event returned.
  * @property {Array<Event>} events The events `[start, end)`.
- * @property {string} game_id The game's id.
+ * @property {GameId} game_id The game's id.
  * @property {number} start Index of the first event returned.
  * @property {number} total The number of events in the whole log.
  */
@@ -230,12 +235,17 @@
  */
 
 /**
+ * A player's public id (not their secret token).
+ * @typedef {string} PlayerId
+ */
+
+/**
  * A seated player as everyone at the table sees them (never the token).
  * @typedef {object} PlayerInfo
  * @property {(BotLevel | null)} [bot] The bot's level if this seat is a bot.
  * @property {boolean} connected Whether the player is connected now (bots always are).
  * @property {(number | null)} [grace_left_ms] Milliseconds left to come back before losing, while disconnected during a round.
- * @property {string} id The player's public id (from their `welcome`).
+ * @property {PlayerId} id The player's public id (from their `welcome`).
  * @property {string} name Display name.
  * @property {boolean} [wants_rematch] Whether the player has asked for a rematch.
  */
@@ -256,7 +266,7 @@
  * A player of a recorded game.
  * @typedef {object} RecordPlayer
  * @property {(BotLevel | null)} [bot] The bot's level, for a bot.
- * @property {string} id Public player id.
+ * @property {PlayerId} id Public player id.
  * @property {string} name Display name at the time.
  */
 
@@ -300,7 +310,7 @@
  * @typedef {object} RequestJoinTable
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
  * @property {(Player | null)} [seat] The seat wanted.
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {"join_table"} type
  */
 
@@ -308,7 +318,7 @@
  * Watches a table as a spectator.
  * @typedef {object} RequestWatchTable
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {"watch_table"} type
  */
 
@@ -316,7 +326,7 @@
  * Leaves a table (a seated player in a game in progress forfeits).
  * @typedef {object} RequestLeaveTable
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {"leave_table"} type
  */
 
@@ -325,8 +335,8 @@
  * @typedef {object} RequestMove
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
  * @property {Square} cell The cell.
- * @property {(string | null)} [game_id] The game (round) the move is meant for, from the table state's `game_id`. When given, the move is never applied to another round: a move that arrives after its round ended is refused (`game_over`) instead of landing in the next one.
- * @property {string} table_id The table.
+ * @property {(GameId | null)} [game_id] The game (round) the move is meant for, from the table state's `game_id`. When given, the move is never applied to another round: a move that arrives after its round ended is refused (`game_over`) instead of landing in the next one.
+ * @property {TableId} table_id The table.
  * @property {"move"} type
  */
 
@@ -334,7 +344,7 @@
  * Resigns the current round.
  * @typedef {object} RequestForfeit
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {"forfeit"} type
  */
 
@@ -342,7 +352,7 @@
  * Asks for the next round; it starts when both players have asked.
  * @typedef {object} RequestRematch
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {"rematch"} type
  */
 
@@ -350,7 +360,7 @@
  * Sends a chat message to everyone at the table.
  * @typedef {object} RequestChat
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {string} text The message.
  * @property {"chat"} type
  */
@@ -359,7 +369,7 @@
  * Asks for the table's current state (sent as a `table` message).
  * @typedef {object} RequestSync
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {"sync"} type
  */
 
@@ -402,8 +412,8 @@
  * @typedef {object} ServerMsgWelcome
  * @property {(number | null)} [id] The request id of the `hello`.
  * @property {string} name The display name in use.
- * @property {string} player_id The player's public id, as it appears in table states.
- * @property {Array<string>} tables Tables where this player holds a seat (to resume after a reconnect).
+ * @property {PlayerId} player_id The player's public id, as it appears in table states.
+ * @property {Array<TableId>} tables Tables where this player holds a seat (to resume after a reconnect).
  * @property {string} token The secret session token: present it in a later `hello` to come back as the same player. Never shown to anyone else.
  * @property {"welcome"} type
  * @property {number} version The protocol version the server speaks.
@@ -412,10 +422,10 @@
 /**
  * A request was accepted.
  * @typedef {object} ServerMsgOk
- * @property {(string | null)} [game_id] For a `move`: the game (round) the move was recorded in.
+ * @property {(GameId | null)} [game_id] For a `move`: the game (round) the move was recorded in.
  * @property {(number | null)} [id] The request id.
  * @property {(number | null)} [ply] For a `move`: its number in that game (1 for the first move).
- * @property {(string | null)} [table_id] The table concerned (e.g. the id of a table just created).
+ * @property {(TableId | null)} [table_id] The table concerned (e.g. the id of a table just created).
  * @property {"ok"} type
  */
 
@@ -438,9 +448,9 @@
 /**
  * A chat message at a table.
  * @typedef {object} ServerMsgChat
- * @property {string} from_id The sender's public id.
+ * @property {PlayerId} from_id The sender's public id.
  * @property {string} from_name The sender's display name.
- * @property {string} table_id The table.
+ * @property {TableId} table_id The table.
  * @property {string} text The message.
  * @property {"chat"} type
  */
@@ -489,6 +499,11 @@
  */
 
 /**
+ * A table's id: unguessable, so a private table's id is its only key.
+ * @typedef {string} TableId
+ */
+
+/**
  * A table's options, fixed at creation.
  * @typedef {object} TableOptions
  * @property {(BotSeat | null)} [bot] A bot in the seat the creator does not take.
@@ -504,8 +519,8 @@
  * @typedef {object} TableState
  * @property {string} board The board in position notation (`X.O.X....`).
  * @property {Player} first Who moved first this round.
- * @property {(string | null)} [game_id] The id of this round's game record (for its replay), once it started.
- * @property {string} id The table's id (unguessable for private tables).
+ * @property {(GameId | null)} [game_id] The id of this round's game record (for its replay), once it started.
+ * @property {TableId} id The table's id (unguessable for private tables).
  * @property {number} move_number The number of moves played this round.
  * @property {Array<Square>} moves This round's moves in order.
  * @property {TableOptions} options The options it was created with.

@@ -8,7 +8,9 @@
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, Request, ServerMsg, TableState};
+use oxo_protocol::{
+    ClientMsg, ErrorCode, PROTOCOL_VERSION, PlayerId, Request, ServerMsg, TableId, TableState,
+};
 use serde::Deserialize;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::WebSocketStream;
@@ -67,9 +69,9 @@ pub(crate) struct Welcome {
     /// The session token, to come back as the same player.
     pub(crate) token: String,
     /// The public player id.
-    pub(crate) player_id: String,
+    pub(crate) player_id: PlayerId,
     /// Tables where this player holds a seat.
-    pub(crate) tables: Vec<String>,
+    pub(crate) tables: Vec<TableId>,
 }
 
 /// A connected protocol client.
@@ -272,14 +274,14 @@ pub(crate) fn decode(text: &str) -> Result<ServerMsg, serde_json::Error> {
         kind: Kind,
         id: Option<u64>,
         table: Option<TableState>,
-        table_id: Option<String>,
+        table_id: Option<TableId>,
         code: Option<ErrorCode>,
         message: Option<String>,
         version: Option<u32>,
         token: Option<String>,
-        player_id: Option<String>,
+        player_id: Option<PlayerId>,
         name: Option<String>,
-        tables: Option<Vec<String>>,
+        tables: Option<Vec<TableId>>,
     }
     let fast = serde_json::from_str::<Flat>(text).ok().and_then(|f| {
         let id = f.id;

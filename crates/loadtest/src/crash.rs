@@ -29,6 +29,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use oxo_core::Rng;
+use oxo_protocol::TableId;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -124,8 +125,8 @@ pub async fn crash_test(
     let mark = ledger.progress();
     tokio::time::sleep(config.settle).await;
     let end = ledger.progress();
-    let open: Vec<String> = ledger.lock().open.iter().cloned().collect();
-    let stuck: Vec<&String> = open
+    let open: Vec<TableId> = ledger.lock().open.iter().cloned().collect();
+    let stuck: Vec<&TableId> = open
         .iter()
         .filter(|t| end.get(*t).copied().unwrap_or(0) <= mark.get(*t).copied().unwrap_or(0))
         .collect();

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
+use oxo_protocol::PlayerId;
 use tokio::sync::{Semaphore, watch};
 
 use crate::client::{Conn, ConnError};
@@ -123,7 +124,7 @@ impl Ctx {
 
 /// Sets up one player: connect and `hello`, counting the open connection.
 /// Returns the connection, the session token and the player id.
-pub(crate) async fn player(ctx: &Ctx, name: String) -> Result<(Conn, String, String), ConnError> {
+pub(crate) async fn player(ctx: &Ctx, name: String) -> Result<(Conn, String, PlayerId), ConnError> {
     let target = ctx.target().await.ok_or(ConnError::Closed)?;
     let mut conn = Conn::connect(&target, ctx.timeout).await?;
     ctx.stats.open.fetch_add(1, Relaxed);

@@ -44,7 +44,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use oxo_core::{Player, Rng};
-use oxo_protocol::{ClientMsg, ServerMsg, Starter, TableOptions};
+use oxo_protocol::{ClientMsg, ServerMsg, Starter, TableId, TableOptions};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -113,7 +113,7 @@ enum Wake {
 struct GameDriver {
     ctx: Arc<Ctx>,
     index: usize,
-    table_id: String,
+    table_id: TableId,
     seats: [Seat; 2],
     /// The last round counted as finished.
     counted_round: u32,

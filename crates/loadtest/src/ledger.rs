@@ -7,12 +7,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 
 use oxo_core::Square;
+use oxo_protocol::{GameId, TableId};
 
 /// One acknowledged move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Acked {
-    pub(crate) table_id: String,
-    pub(crate) game_id: Option<String>,
+    pub(crate) table_id: TableId,
+    pub(crate) game_id: Option<GameId>,
     pub(crate) round: u32,
     pub(crate) ply: u32,
     pub(crate) cell: Square,
@@ -30,11 +31,11 @@ pub(crate) struct Inner {
     /// Game id → (table id, round, the token of a player of it: the load
     /// tool's tables are private, and only their players see which table a
     /// game was played at).
-    pub(crate) games: BTreeMap<String, (String, u32, String)>,
+    pub(crate) games: BTreeMap<GameId, (TableId, u32, String)>,
     /// Acknowledged moves per table.
-    pub(crate) progress: HashMap<String, u64>,
+    pub(crate) progress: HashMap<TableId, u64>,
     /// Tables being played now.
-    pub(crate) open: HashSet<String>,
+    pub(crate) open: HashSet<TableId>,
     pub(crate) in_doubt: u64,
     pub(crate) resumed: u64,
     pub(crate) resume_failed: u64,
@@ -47,11 +48,17 @@ impl Ledger {
 
     /// A `table` event seen by the player holding `token`: remembers the
     /// game id of the round.
-    pub(crate) fn seen(&self, table_id: &str, game_id: &Option<String>, round: u32, token: &str) {
+    pub(crate) fn seen(
+        &self,
+        table_id: &TableId,
+        game_id: &Option<GameId>,
+        round: u32,
+        token: &str,
+    ) {
         if let Some(g) = game_id {
             let mut inner = self.lock();
             if !inner.games.contains_key(g) {
-                let seen = (table_id.to_owned(), round, token.to_owned());
+                let seen = (table_id.clone(), round, token.to_owned());
                 inner.games.insert(g.clone(), seen);
             }
         }
@@ -60,16 +67,16 @@ impl Ledger {
     /// A move's `ok` arrived.
     pub(crate) fn ack(
         &self,
-        table_id: &str,
-        game_id: Option<String>,
+        table_id: &TableId,
+        game_id: Option<GameId>,
         round: u32,
         ply: u32,
         cell: Square,
     ) {
         let mut inner = self.lock();
-        *inner.progress.entry(table_id.to_owned()).or_default() += 1;
+        *inner.progress.entry(table_id.clone()).or_default() += 1;
         inner.acked.push(Acked {
-            table_id: table_id.to_owned(),
+            table_id: table_id.clone(),
             game_id,
             round,
             ply,
@@ -93,16 +100,16 @@ impl Ledger {
     }
 
     /// A game driver starts playing `table_id`.
-    pub(crate) fn open(&self, table_id: &str) {
-        self.lock().open.insert(table_id.to_owned());
+    pub(crate) fn open(&self, table_id: &TableId) {
+        self.lock().open.insert(table_id.clone());
     }
 
     /// A game driver stops playing `table_id`.
-    pub(crate) fn close(&self, table_id: &str) {
+    pub(crate) fn close(&self, table_id: &TableId) {
         self.lock().open.remove(table_id);
     }
 
-    pub(crate) fn progress(&self) -> HashMap<String, u64> {
+    pub(crate) fn progress(&self) -> HashMap<TableId, u64> {
         self.lock().progress.clone()
     }
 }

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 
-use oxo_protocol::{ClientMsg, ServerMsg};
+use oxo_protocol::{ClientMsg, ServerMsg, TableId};
 
 use crate::ctx::{Ctx, player};
 
 /// A spectator: watches `table_id` and counts the `table` events.
-pub(crate) async fn spectate(ctx: Arc<Ctx>, table_id: String, name: String) {
+pub(crate) async fn spectate(ctx: Arc<Ctx>, table_id: TableId, name: String) {
     let mut conn = {
         let Ok(_permit) = ctx.setup.acquire().await else {
             return;

@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use oxo_core::{ByPlayer, Game, Player};
 use oxo_protocol::{
-    ClientMsg, ErrorCode, PlayerInfo, Request, Scores, ServerMsg, TableOptions, TableState,
-    TableStatus,
+    ClientMsg, ErrorCode, PlayerInfo, Request, Scores, ServerMsg, TableId, TableOptions,
+    TableState, TableStatus,
 };
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -55,7 +55,7 @@ impl Table {
         };
         let info = |p: Player| {
             self.seats[p].as_ref().map(|id| PlayerInfo {
-                id: id.clone(),
+                id: id.clone().into(),
                 name: id.clone(),
                 bot: None,
                 connected: true,
@@ -64,13 +64,13 @@ impl Table {
             })
         };
         TableState {
-            id: id.to_owned(),
+            id: id.to_owned().into(),
             status,
             options: self.options,
             players: ByPlayer::new_with(info),
             spectators: 0,
             round: self.round,
-            game_id: Some(format!("{id}-{}", self.round)),
+            game_id: Some(format!("{id}-{}", self.round).into()),
             first: self.game.first(),
             board: self.game.position().to_string(),
             moves: self.game.moves().to_vec(),
@@ -186,21 +186,21 @@ fn handle(
                 }
             };
             me.clone_from(&player);
-            let seated: Vec<String> = tables
+            let seated: Vec<TableId> = tables
                 .iter_mut()
                 .filter(|(_, t)| {
                     t.seats.x.as_ref() == Some(&player) || t.seats.o.as_ref() == Some(&player)
                 })
                 .map(|(id, t)| {
                     t.listeners.push((conn, tx.clone()));
-                    id.clone()
+                    TableId::from(id.as_str())
                 })
                 .collect();
             Ok(Some(ServerMsg::Welcome {
                 id: None,
                 version: 1,
                 token,
-                player_id: player.clone(),
+                player_id: player.clone().into(),
                 name: player,
                 tables: seated,
             }))
@@ -219,31 +219,37 @@ fn handle(
             };
             t.broadcast(&id);
             tables.insert(id.clone(), t);
-            Ok(Some(ServerMsg::ok(None, Some(id))))
+            Ok(Some(ServerMsg::ok(None, Some(id.into()))))
         }
         ClientMsg::JoinTable { table_id, seat } => {
-            let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
+            let t = tables
+                .get_mut(table_id.as_str())
+                .ok_or(ErrorCode::NoSuchTable)?;
             let seat = seat.unwrap_or(Player::O);
             if t.seats[seat].is_some() {
                 return Err(ErrorCode::TableFull);
             }
             t.seats[seat] = Some(me.clone());
             t.listeners.push((conn, tx.clone()));
-            t.broadcast(&table_id);
+            t.broadcast(table_id.as_str());
             Ok(None)
         }
         ClientMsg::WatchTable { table_id } | ClientMsg::Sync { table_id } => {
-            let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
+            let t = tables
+                .get_mut(table_id.as_str())
+                .ok_or(ErrorCode::NoSuchTable)?;
             if !t.listeners.iter().any(|(c, _)| *c == conn) {
                 t.listeners.push((conn, tx.clone()));
             }
             let _ = tx.send(json(&ServerMsg::Table {
-                table: t.state(&table_id),
+                table: t.state(table_id.as_str()),
             }));
             Ok(None)
         }
         ClientMsg::Move { table_id, cell, .. } => {
-            let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
+            let t = tables
+                .get_mut(table_id.as_str())
+                .ok_or(ErrorCode::NoSuchTable)?;
             let seat = t.seat_of(me)?;
             if t.game.is_over() {
                 return Err(ErrorCode::GameOver);
@@ -253,11 +259,13 @@ fn handle(
             }
             t.game.play(cell).map_err(|_| ErrorCode::CellTaken)?;
             fake.moves.fetch_add(1, Ordering::Relaxed);
-            t.broadcast(&table_id);
+            t.broadcast(table_id.as_str());
             Ok(None)
         }
         ClientMsg::Rematch { table_id } => {
-            let t = tables.get_mut(&table_id).ok_or(ErrorCode::NoSuchTable)?;
+            let t = tables
+                .get_mut(table_id.as_str())
+                .ok_or(ErrorCode::NoSuchTable)?;
             let seat = t.seat_of(me)?;
             if !t.game.is_over() {
                 return Err(ErrorCode::GameInProgress);
@@ -268,7 +276,7 @@ fn handle(
                 t.round += 1;
                 t.game = Game::with_first(!t.game.first());
             }
-            t.broadcast(&table_id);
+            t.broadcast(table_id.as_str());
             Ok(None)
         }
         _ => Ok(None),

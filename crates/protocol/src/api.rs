@@ -1,5 +1,6 @@
 //! Bodies of the HTTP API (`/api/...`).
 
+use crate::{GameId, PlayerId, TableId};
 use oxo_core::{Event, Outcome, Player, Square};
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,7 @@ pub struct ApiError {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RecordPlayer {
     /// Public player id.
-    pub id: String,
+    pub id: PlayerId,
     /// Display name at the time.
     pub name: String,
     /// The bot's level, for a bot.
@@ -43,11 +44,11 @@ pub struct RecordedMove {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GameRecord {
     /// The game's id.
-    pub id: String,
+    pub id: GameId,
     /// The table it was played at. Absent for a game at a private table,
     /// unless the request came from one of its two players.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table_id: Option<String>,
+    pub table_id: Option<TableId>,
     /// The round number at that table.
     pub round: u32,
     /// The players.
@@ -71,7 +72,7 @@ pub struct GameRecord {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GameSummary {
     /// The game's id.
-    pub id: String,
+    pub id: GameId,
     /// The players' names.
     pub players: oxo_core::ByPlayer<String>,
     /// How it ended.
@@ -87,7 +88,7 @@ pub struct GameSummary {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LogSlice {
     /// The game's id.
-    pub game_id: String,
+    pub game_id: GameId,
     /// The number of events in the whole log.
     pub total: usize,
     /// Index of the first event returned.

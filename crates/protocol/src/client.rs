@@ -3,8 +3,8 @@
 use oxo_core::{Player, Square};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::TableOptions;
 use crate::limits::MAX_REQUEST_ID;
+use crate::{GameId, TableId, TableOptions};
 
 /// One request from a client: the message and the client's optional request
 /// id, which the server's reply carries back. A retried `move` with the same
@@ -91,7 +91,7 @@ pub enum ClientMsg {
     /// Takes a seat at a table (`seat` picks X or O; any free seat if absent).
     JoinTable {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The seat wanted.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seat: Option<Player>,
@@ -99,17 +99,17 @@ pub enum ClientMsg {
     /// Watches a table as a spectator.
     WatchTable {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Leaves a table (a seated player in a game in progress forfeits).
     LeaveTable {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Plays a cell (`"b2"` or an index 0..8).
     Move {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The cell.
         cell: Square,
         /// The game (round) the move is meant for, from the table state's
@@ -117,29 +117,29 @@ pub enum ClientMsg {
         /// round: a move that arrives after its round ended is refused
         /// (`game_over`) instead of landing in the next one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        game_id: Option<String>,
+        game_id: Option<GameId>,
     },
     /// Resigns the current round.
     Forfeit {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Asks for the next round; it starts when both players have asked.
     Rematch {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Sends a chat message to everyone at the table.
     Chat {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The message.
         text: String,
     },
     /// Asks for the table's current state (sent as a `table` message).
     Sync {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Subscribes to the lobby: a `lobby` message now and after every change.
     WatchLobby,
@@ -173,7 +173,7 @@ impl ClientMsg {
 
     /// The table this message is about, if any.
     #[must_use]
-    pub fn table_id(&self) -> Option<&str> {
+    pub fn table_id(&self) -> Option<&TableId> {
         match self {
             ClientMsg::JoinTable { table_id, .. }
             | ClientMsg::WatchTable { table_id }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, LobbyTable, TableState};
+use crate::{ErrorCode, GameId, LobbyTable, PlayerId, TableId, TableState};
 
 /// What the server sends. Tagged by `"type"` in snake case.
 ///
@@ -25,11 +25,11 @@ pub enum ServerMsg {
         /// back as the same player. Never shown to anyone else.
         token: String,
         /// The player's public id, as it appears in table states.
-        player_id: String,
+        player_id: PlayerId,
         /// The display name in use.
         name: String,
         /// Tables where this player holds a seat (to resume after a reconnect).
-        tables: Vec<String>,
+        tables: Vec<TableId>,
     },
     /// A request was accepted.
     Ok {
@@ -38,10 +38,10 @@ pub enum ServerMsg {
         id: Option<u64>,
         /// The table concerned (e.g. the id of a table just created).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        table_id: Option<String>,
+        table_id: Option<TableId>,
         /// For a `move`: the game (round) the move was recorded in.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        game_id: Option<String>,
+        game_id: Option<GameId>,
         /// For a `move`: its number in that game (1 for the first move).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ply: Option<u32>,
@@ -64,9 +64,9 @@ pub enum ServerMsg {
     /// A chat message at a table.
     Chat {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The sender's public id.
-        from_id: String,
+        from_id: PlayerId,
         /// The sender's display name.
         from_name: String,
         /// The message.
@@ -93,7 +93,7 @@ pub enum ServerMsg {
 impl ServerMsg {
     /// An `ok` reply, naming the table concerned if any.
     #[must_use]
-    pub fn ok(id: Option<u64>, table_id: Option<String>) -> ServerMsg {
+    pub fn ok(id: Option<u64>, table_id: Option<TableId>) -> ServerMsg {
         ServerMsg::Ok {
             id,
             table_id,

@@ -1,5 +1,6 @@
 //! Tables as clients see them.
 
+use crate::{GameId, PlayerId, TableId};
 use oxo_core::{BotLevel, ByPlayer, Outcome, Player, Scores, Square, Starter};
 use serde::{Deserialize, Serialize};
 
@@ -72,7 +73,7 @@ pub enum TableStatus {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlayerInfo {
     /// The player's public id (from their `welcome`).
-    pub id: String,
+    pub id: PlayerId,
     /// Display name.
     pub name: String,
     /// The bot's level if this seat is a bot.
@@ -94,7 +95,7 @@ pub struct PlayerInfo {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TableState {
     /// The table's id (unguessable for private tables).
-    pub id: String,
+    pub id: TableId,
     /// Where the table is in its life.
     pub status: TableStatus,
     /// The options it was created with.
@@ -107,7 +108,7 @@ pub struct TableState {
     pub round: u32,
     /// The id of this round's game record (for its replay), once it started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
     /// Who moved first this round.
     pub first: Player,
     /// The board in position notation (`X.O.X....`).
@@ -134,7 +135,7 @@ pub struct TableState {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LobbyTable {
     /// The table's id.
-    pub id: String,
+    pub id: TableId,
     /// Where it is in its life.
     pub status: TableStatus,
     /// Names in the seats.

@@ -159,11 +159,14 @@ mod tests {
         assert_eq!(games.len(), 1);
         assert_eq!(games[0].moves, 5);
         let record = store
-            .game_record(&games[0].id, None)
+            .game_record(games[0].id.as_str(), None)
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(record.table_id.as_deref(), Some(table.as_str()));
+        assert_eq!(
+            record.table_id.as_ref().map(|t| t.as_str()),
+            Some(table.as_str())
+        );
         client.close().await;
         state.shutdown().await;
     }

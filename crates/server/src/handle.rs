@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use oxo_core::{Player, Square};
-use oxo_protocol::TableStatus;
+use oxo_protocol::{GameId, TableStatus};
 use tokio::sync::mpsc;
 
 use crate::conn::Conn;
@@ -19,7 +19,7 @@ pub(crate) enum TableReq {
     Watch,
     Leave,
     /// A cell, and the game the client meant it for, if it said.
-    Move(Square, Option<String>),
+    Move(Square, Option<GameId>),
     Forfeit,
     Rematch,
     Chat(String),

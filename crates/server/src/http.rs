@@ -241,7 +241,7 @@ pub(crate) async fn game_log(
     let end = param::<usize>(&params, "end", "a whole number")?;
     let record = record(&state, id, &headers).await?;
     let moves = record.moves.iter().map(|m| (m.player, m.cell));
-    let log = store::replay(&record.id, record.first, moves, record.outcome)?.log();
+    let log = store::replay(record.id.as_str(), record.first, moves, record.outcome)?.log();
     let total = log.len();
     let start = start.unwrap_or(0);
     let end = end.unwrap_or(total);

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use oxo_core::Game;
-use oxo_protocol::GameRecord;
+use oxo_protocol::{GameId, GameRecord, TableId};
 
 use super::report::CrashReport;
 use crate::http;
@@ -20,7 +20,7 @@ pub(super) async fn verify(ledger: &Ledger, addr: SocketAddr, report: &mut Crash
         (inner.games.clone(), inner.acked.clone())
     };
     report.acknowledged_moves = acked.len() as u64;
-    let mut records: HashMap<String, GameRecord> = HashMap::new();
+    let mut records: HashMap<GameId, GameRecord> = HashMap::new();
     let mut problems: Vec<String> = Vec::new();
     for (game_id, (table_id, round, token)) in &games {
         let path = format!("/api/games/{game_id}");
@@ -80,11 +80,14 @@ pub(super) async fn verify(ledger: &Ledger, addr: SocketAddr, report: &mut Crash
 
 /// Checks one record: its table and round, moves numbered 1..n, legal in
 /// order, each by the player whose turn it was.
-fn check_record(record: &GameRecord, table_id: &str, round: u32) -> Result<(), String> {
-    if record.table_id.as_deref() != Some(table_id) || record.round != round {
+fn check_record(record: &GameRecord, table_id: &TableId, round: u32) -> Result<(), String> {
+    if record.table_id.as_ref() != Some(table_id) || record.round != round {
         return Err(format!(
             "recorded at table {} round {}, seen at table {table_id} round {round}",
-            record.table_id.as_deref().unwrap_or("(not shown)"),
+            record
+                .table_id
+                .as_ref()
+                .map_or("(not shown)", TableId::as_str),
             record.round
         ));
     }
@@ -146,12 +149,12 @@ mod tests {
     fn records_are_checked() {
         use Player::{O, X};
         use Square::{A1, B2};
-        assert!(check_record(&record(X, &[(1, X, B2), (2, O, A1)]), "t", 1).is_ok());
-        assert!(check_record(&record(O, &[(1, O, B2)]), "t", 1).is_ok());
-        assert!(check_record(&record(X, &[(1, X, B2)]), "u", 1).is_err());
-        assert!(check_record(&record(X, &[(2, X, B2)]), "t", 1).is_err());
-        assert!(check_record(&record(X, &[(1, O, B2)]), "t", 1).is_err());
-        assert!(check_record(&record(X, &[(1, X, B2), (2, O, B2)]), "t", 1).is_err());
+        assert!(check_record(&record(X, &[(1, X, B2), (2, O, A1)]), &"t".into(), 1).is_ok());
+        assert!(check_record(&record(O, &[(1, O, B2)]), &"t".into(), 1).is_ok());
+        assert!(check_record(&record(X, &[(1, X, B2)]), &"u".into(), 1).is_err());
+        assert!(check_record(&record(X, &[(2, X, B2)]), &"t".into(), 1).is_err());
+        assert!(check_record(&record(X, &[(1, O, B2)]), &"t".into(), 1).is_err());
+        assert!(check_record(&record(X, &[(1, X, B2), (2, O, B2)]), &"t".into(), 1).is_err());
     }
 
     /// The checks catch a missing move and a missing game, against a tiny
@@ -187,12 +190,12 @@ mod tests {
             }
         });
         let ledger = Ledger::default();
-        ledger.seen("t", &Some("g1".into()), 1, "token");
-        ledger.ack("t", Some("g1".into()), 1, 1, B2);
-        ledger.ack("t", Some("g1".into()), 1, 2, A1);
-        ledger.ack("t", Some("g1".into()), 1, 3, C3);
-        ledger.seen("t", &Some("g2".into()), 2, "token");
-        ledger.ack("t", Some("g2".into()), 2, 1, B2);
+        ledger.seen(&"t".into(), &Some("g1".into()), 1, "token");
+        ledger.ack(&"t".into(), Some("g1".into()), 1, 1, B2);
+        ledger.ack(&"t".into(), Some("g1".into()), 1, 2, A1);
+        ledger.ack(&"t".into(), Some("g1".into()), 1, 3, C3);
+        ledger.seen(&"t".into(), &Some("g2".into()), 2, "token");
+        ledger.ack(&"t".into(), Some("g2".into()), 2, 1, B2);
         let mut report = CrashReport::default();
         verify(&ledger, addr, &mut report).await;
         assert_eq!(report.acknowledged_moves, 4);

@@ -24,7 +24,7 @@ impl GameDriver {
             ServerMsg::Welcome { .. } => {
                 self.ctx
                     .stats
-                    .error("protocol:unexpected_welcome", || self.table_id.clone());
+                    .error("protocol:unexpected_welcome", || self.table_id.to_string());
             }
         }
     }

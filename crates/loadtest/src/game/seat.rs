@@ -3,7 +3,7 @@
 //! Plain data; the driver's modules decide what to do with it.
 
 use oxo_core::{Player, Square};
-use oxo_protocol::{ErrorCode, TableState, TableStatus};
+use oxo_protocol::{ErrorCode, GameId, PlayerId, TableState, TableStatus};
 use tokio::time::Instant;
 
 use crate::client::Conn;
@@ -16,7 +16,7 @@ pub(super) struct View {
     pub(super) status: TableStatus,
     pub(super) turn: Option<Player>,
     pub(super) moves: Vec<Square>,
-    pub(super) game_id: Option<String>,
+    pub(super) game_id: Option<GameId>,
     /// Whether the state shows that this seat asked for a rematch.
     pub(super) asked_rematch: bool,
 }
@@ -52,7 +52,7 @@ pub(super) enum PendingKind {
         round: u32,
         ply: u32,
         cell: Square,
-        game_id: Option<String>,
+        game_id: Option<GameId>,
         /// When the state showing the move arrived.
         seen: Option<Instant>,
     },
@@ -82,7 +82,7 @@ pub(super) struct Seat {
     pub(super) seat: Player,
     pub(super) conn: Option<Conn>,
     pub(super) token: String,
-    pub(super) player_id: String,
+    pub(super) player_id: PlayerId,
     pub(super) view: Option<View>,
     pub(super) pending: Option<Pending>,
     /// The turn `(round, move_number)` the timer and refusal roll are for.
@@ -96,7 +96,7 @@ pub(super) struct Seat {
 
 impl Seat {
     /// Seat `seat`, connected as the player of `token` and `player_id`.
-    pub(super) fn new(seat: Player, conn: Conn, token: String, player_id: String) -> Seat {
+    pub(super) fn new(seat: Player, conn: Conn, token: String, player_id: PlayerId) -> Seat {
         let now = Instant::now();
         Seat {
             seat,

@@ -71,9 +71,9 @@ impl GameDriver {
         }
         let Some(cell) = rng.pick(occupied.complement()) else {
             // A full board with a turn: the state is inconsistent; resync.
-            self.ctx
-                .stats
-                .error("protocol:full_board_in_progress", || self.table_id.clone());
+            self.ctx.stats.error("protocol:full_board_in_progress", || {
+                self.table_id.to_string()
+            });
             return self.send_sync(i).await;
         };
         let kind = PendingKind::Move {

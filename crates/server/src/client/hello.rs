@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, Request, ServerMsg};
+use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, PlayerId, Request, ServerMsg, TableId};
 
 use super::validate;
 use super::{Client, Flow};
@@ -97,9 +97,12 @@ impl Client {
             id,
             version: PROTOCOL_VERSION,
             token,
-            player_id: account.id.to_string(),
+            player_id: PlayerId::from(Arc::clone(&account.id)),
             name: account.name().to_string(),
-            tables: tables.iter().map(|t| t.to_string()).collect(),
+            tables: tables
+                .iter()
+                .map(|t| TableId::from(Arc::clone(t)))
+                .collect(),
         });
         // Back in every seat in play: each table sends its state.
         for table_id in tables {

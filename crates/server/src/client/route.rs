@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
-use oxo_protocol::{ClientMsg, ErrorCode, Request, ServerMsg, TableOptions, TableStatus};
+use oxo_protocol::{ClientMsg, ErrorCode, Request, ServerMsg, TableId, TableOptions, TableStatus};
 
 use super::validate;
 use super::{Client, Reply};
@@ -160,7 +160,7 @@ impl Client {
         &mut self,
         conn: Conn,
         id: Option<u64>,
-        table_id: String,
+        table_id: TableId,
         req: TableReq,
         at: Instant,
     ) -> Result<Reply, ClientError> {
@@ -171,13 +171,13 @@ impl Client {
             Some(h) => h.clone(),
             None => self
                 .shared
-                .table(&table_id)
+                .table(table_id.as_str())
                 .ok_or_else(ClientError::no_such_table)?,
         };
         if matches!(req, TableReq::Join(_) | TableReq::Watch)
             && !self.attached.contains_key(table_id.as_str())
         {
-            if !self.make_room(&table_id).await {
+            if !self.make_room(table_id.as_str()).await {
                 return Err(too_many_attached());
             }
             self.attached

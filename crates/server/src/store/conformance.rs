@@ -188,13 +188,13 @@ async fn private_games_are_shown_to_their_players_only() {
         store.commit(writes).await.unwrap();
 
         let public = store.game_record("g1", None).await.unwrap().unwrap();
-        assert_eq!(public.table_id.as_deref(), Some("t1"));
+        assert_eq!(public.table_id.as_ref().map(|t| t.as_str()), Some("t1"));
         assert_eq!(public.moves.len(), 1);
         assert_eq!(public.ended_at_ms, Some(10));
         let private = store.game_record("g2", None).await.unwrap().unwrap();
         assert_eq!(private.table_id, None, "{store:?}");
         let mine = store.game_record("g2", Some("o2")).await.unwrap().unwrap();
-        assert_eq!(mine.table_id.as_deref(), Some("t2"));
+        assert_eq!(mine.table_id.as_ref().map(|t| t.as_str()), Some("t2"));
         assert!(store.game_record("nope", None).await.unwrap().is_none());
 
         let ids = |games: Vec<oxo_protocol::GameSummary>| {

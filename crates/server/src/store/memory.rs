@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use oxo_core::ByPlayer;
-use oxo_protocol::{GameRecord, GameSummary, RecordedMove, TableStatus};
+use oxo_protocol::{GameId, GameRecord, GameSummary, RecordedMove, TableStatus};
 
 use super::contract::{Store, StoreFuture};
 use super::replay::saved_game;
@@ -252,7 +252,7 @@ impl Memory {
             .filter_map(|(g, ended_at_ms)| {
                 let start = &g.row.start;
                 Some(GameSummary {
-                    id: start.id.to_string(),
+                    id: GameId::from(Arc::clone(&start.id)),
                     players: ByPlayer {
                         x: start.players.x.name.to_string(),
                         o: start.players.o.name.to_string(),

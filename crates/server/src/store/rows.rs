@@ -8,7 +8,10 @@
 use std::sync::Arc;
 
 use oxo_core::{BotLevel, ByPlayer, Game, Outcome, Player, Square};
-use oxo_protocol::{GameRecord, RecordPlayer, RecordedMove, Scores, TableOptions, TableStatus};
+use oxo_protocol::{
+    GameId, GameRecord, PlayerId, RecordPlayer, RecordedMove, Scores, TableId, TableOptions,
+    TableStatus,
+};
 
 use crate::ids::TokenHash;
 
@@ -131,13 +134,13 @@ impl GameRow {
         let start = &self.start;
         let shows_table = start.public || self.played_by(asker);
         let player = |p: &GamePlayer| RecordPlayer {
-            id: p.id.to_string(),
+            id: PlayerId::from(Arc::clone(&p.id)),
             name: p.name.to_string(),
             bot: p.bot,
         };
         GameRecord {
-            id: start.id.to_string(),
-            table_id: shows_table.then(|| start.table_id.to_string()),
+            id: GameId::from(Arc::clone(&start.id)),
+            table_id: shows_table.then(|| TableId::from(Arc::clone(&start.table_id))),
             round: start.round,
             players: ByPlayer {
                 x: player(&start.players.x),

@@ -268,8 +268,8 @@ impl Table {
                     self.live.set(self.rules.state().status());
                     conn.outbox.reply(&ServerMsg::Ok {
                         id,
-                        table_id: Some(self.id.to_string()),
-                        game_id: Some(game_id.to_string()),
+                        table_id: Some(self.id.clone()),
+                        game_id: Some(game_id),
                         ply: Some(ply),
                     });
                     self.env.metrics.move_latency.observe(at.elapsed());
@@ -440,8 +440,7 @@ impl Table {
 
     pub(super) fn reply_ok(&self, conn: &Conn, id: Option<u64>) {
         self.live.set(self.rules.state().status());
-        conn.outbox
-            .reply(&ServerMsg::ok(id, Some(self.id.to_string())));
+        conn.outbox.reply(&ServerMsg::ok(id, Some(self.id.clone())));
     }
 
     pub(super) fn reply_err(&self, conn: &Conn, id: Option<u64>, e: ClientError) {

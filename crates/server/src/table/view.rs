@@ -69,7 +69,7 @@ impl View<'_> {
         let over = matches!(phase, Phase::Over { .. });
         Some(match self.state.seats()[seat].as_ref()? {
             Seat::Human(h) => PlayerInfo {
-                id: h.player.to_string(),
+                id: h.player.clone(),
                 name: self.name(seat),
                 bot: None,
                 connected: h.connected,
@@ -80,7 +80,7 @@ impl View<'_> {
                 wants_rematch: matches!(phase, Phase::Over { rematch, .. } if rematch[seat]),
             },
             Seat::Bot(b) => PlayerInfo {
-                id: bot_id(b),
+                id: bot_id(b).into(),
                 name: self.name(seat),
                 bot: Some(b.level),
                 connected: true,
@@ -109,13 +109,13 @@ impl View<'_> {
             _ => (None, None),
         };
         TableState {
-            id: self.id.to_string(),
+            id: self.id.clone(),
             status: s.status(),
             options: *s.options(),
             players: ByPlayer::new_with(|p| self.player_info(p, now)),
             spectators: self.spectators(),
             round: s.round().max(1),
-            game_id: round.map(|r| r.key.id.to_string()),
+            game_id: round.map(|r| r.key.id.clone()),
             first: game.first(),
             board: game.position().board().to_string(),
             moves: game.moves().to_vec(),
@@ -130,7 +130,7 @@ impl View<'_> {
     /// The table's line in the lobby.
     pub(super) fn lobby_entry(&self) -> LobbyTable {
         LobbyTable {
-            id: self.id.to_string(),
+            id: self.id.clone(),
             status: self.state.status(),
             players: ByPlayer::new_with(|p| self.state.seats()[p].as_ref().map(|_| self.name(p))),
             spectators: self.spectators(),

@@ -426,7 +426,7 @@ pub async fn pair(server: &Server, options: Value) -> (Client, Client, String) {
     }
     let mut x = server.client("Xena").await;
     let mut o = server.client("Otto").await;
-    let table = x.create(options).await.id;
+    let table = x.create(options).await.id.to_string();
     o.ok(json!({"type":"join_table","table_id":table})).await;
     x.table_until(|t| t.players.o.is_some()).await;
     (x, o, table)

@@ -281,7 +281,7 @@ async fn play_against(server: &Server, level: &str, think_ms: u32) -> TableState
     let state = human
         .create(json!({"seat":"X","starter":"x","bot":{"level":level,"think_ms":think_ms}}))
         .await;
-    let table = state.id.clone();
+    let table = state.id.to_string();
     let bot = state.players.o.clone().expect("the bot sits at O");
     assert_eq!(bot.bot.map(|b| b.as_str()), Some(level));
     assert!(bot.connected);
@@ -330,7 +330,7 @@ async fn a_bot_thinks_for_as_long_as_asked_and_accepts_a_rematch() {
     let state = human
         .create(json!({"seat":"X","bot":{"level":"perfect","think_ms":300}}))
         .await;
-    let table = state.id;
+    let table = state.id.to_string();
     let start = Instant::now();
     human.play(&table, "a1").await;
     human.table_until(|t| t.move_number == 2).await;
@@ -415,7 +415,7 @@ async fn the_lobby_shows_tables_appear_and_fill() {
     assert_eq!(events[0]["type"], "lobby");
     assert_eq!(events[0]["tables"], json!([]));
     let mut a = server.client("Ann").await;
-    let private = a.create(json!({"public": false})).await.id;
+    let private = a.create(json!({"public": false})).await.id.to_string();
     let public = a.create(json!({"seat":"X"})).await.id;
     let lobby = loop {
         let l = watcher.until("lobby").await;
@@ -452,7 +452,7 @@ async fn pass_and_play_seats_one_player_twice() {
     let mut p = server.client("Pat").await;
     let state = p.create(json!({"pass_and_play": true})).await;
     assert_eq!(state.status, TableStatus::InProgress);
-    let table = state.id;
+    let table = state.id.to_string();
     for cell in ["a1", "b1", "a2", "b2", "a3"] {
         p.play(&table, cell).await;
     }

@@ -390,7 +390,7 @@ async fn numbers_out_of_range_are_refused_and_never_wrap() {
         c.hello(json!({"type":"hello","version":1,"name":"Numa"}))
             .await;
         let mut o = server.client("Otto").await;
-        let table = c.create(json!({"seat":"X"})).await.id;
+        let table = c.create(json!({"seat":"X"})).await.id.to_string();
         o.ok(json!({"type":"join_table","table_id":table})).await;
         // Cells that would be b2 (index 4) if truncated to 8 or 32 bits,
         // and other numbers no cell has.
@@ -614,7 +614,7 @@ async fn private_table_ids_cannot_be_guessed() {
     let server = &owned;
     let runs = under_attack(server, || async move {
         let mut host = server.client("Host").await;
-        let table = host.create(json!({"public": false})).await.id;
+        let table = host.create(json!({"public": false})).await.id.to_string();
         assert_eq!(table.len(), 32);
         let mut guesser = server.client("Gus").await;
         // Near misses of the real id.

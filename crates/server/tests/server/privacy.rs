@@ -12,10 +12,10 @@ use crate::common::{Client, Server};
 async fn finished_game(x: &mut Client, o: &mut Client, options: Value) -> (String, String) {
     let mut options = options;
     options["seat"] = json!("X");
-    let table = x.create(options).await.id;
+    let table = x.create(options).await.id.to_string();
     o.ok(json!({"type":"join_table","table_id":table})).await;
     x.table_until(|t| t.players.o.is_some()).await;
-    let game = x.play(&table, "a1").await.game_id.unwrap();
+    let game = x.play(&table, "a1").await.game_id.unwrap().to_string();
     o.play(&table, "b1").await;
     x.play(&table, "a2").await;
     o.play(&table, "b2").await;

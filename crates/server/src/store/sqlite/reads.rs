@@ -138,7 +138,7 @@ pub(super) fn recent_games(
             outcome: from_json("outcome", &outcome)?,
             moves: r.get(6)?,
             ended_at_ms: r.get(7)?,
-            id,
+            id: id.into(),
         });
     }
     Ok(out)

@@ -112,8 +112,8 @@ impl Table {
             return false;
         }
         let frame = encode(&ServerMsg::Chat {
-            table_id: self.id.to_string(),
-            from_id: conn.account.id.to_string(),
+            table_id: self.id.clone(),
+            from_id: PlayerId::from(Arc::clone(&conn.account.id)),
             from_name: conn.account.name().to_string(),
             text,
         });

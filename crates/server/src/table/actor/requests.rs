@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use oxo_core::Player;
-use oxo_protocol::{ErrorCode, PlayerId};
+use oxo_protocol::{ErrorCode, GameId, PlayerId};
 
 use super::{OnFailure, Table};
 use crate::conn::Conn;
@@ -37,7 +37,7 @@ impl Table {
                     cell,
                     req: id,
                     conn: conn.id(),
-                    game: game.as_deref(),
+                    game: game.as_ref().map(GameId::as_str),
                 }))?;
                 self.execute(plan, OnFailure::Refuse).await
             }
