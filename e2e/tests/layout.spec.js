@@ -197,7 +197,10 @@ test('a finished round shows no hover on its cells', async ({ page }) => {
   await page.getByRole('button', { name: 'Start pass and play' }).click();
   for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) await play(page, sq, mark);
   await expect(status(page)).toHaveText('X wins');
-  const look = (sq) => page.locator(`.cell[data-square="${sq}"]`).evaluate((el) => {
+  // Compared once the cells' transitions and animations (the winning
+  // line's, the last move's) have run their course.
+  const look = (sq) => page.locator(`.cell[data-square="${sq}"]`).evaluate(async (el) => {
+    await Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished));
     const style = getComputedStyle(el);
     return { background: style.backgroundColor, cursor: style.cursor };
   });
