@@ -10,7 +10,7 @@ use oxo_core::{Player, Square};
 
 use crate::config::Config;
 use crate::refusal::Refusal;
-use crate::session::{Played, Session};
+use crate::session::{Played, Restart, Session};
 use crate::text::truncate;
 
 /// How much of a refused input line the refusal echoes, in characters.
@@ -165,8 +165,8 @@ impl<W: Write> Lines<W> {
                 Err(refusal) => self.refused(refusal),
             },
             Command::Restart => {
-                self.session.restart();
-                self.begin_round(true)
+                let restart = self.session.restart();
+                self.begin_round(restart == Restart::Replayed)
             }
             Command::Next => match self.session.next_round() {
                 Ok(()) => self.begin_round(false),

@@ -18,6 +18,15 @@ use oxo_core::{
 use crate::config::{Config, Seat, clock_seed};
 use crate::refusal::Refusal;
 
+/// What `r` ([`Session::restart`]) did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Restart {
+    /// The round in play started again, with the same starter.
+    Replayed,
+    /// The round was over: the next one started, under the starter rule.
+    NextRound,
+}
+
 /// A move that was played, by a person or a bot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Played {
@@ -196,11 +205,19 @@ impl Session {
         Ok(undone)
     }
 
-    /// Clears the board and starts the current round again with the same
-    /// starter. A finished round's result stays on the scoreboard, so this
-    /// replays it as the next round.
-    pub(crate) fn restart(&mut self) {
-        self.game = Game::with_first(self.game.first());
+    /// `r`: during a round, plays that round again with the same starter;
+    /// after a finished round, starts the next round under the starter
+    /// rule (a new coin for a toss, the other player for alternate), so
+    /// that `r` never hands the same player the first move unfairly.
+    pub(crate) fn restart(&mut self) -> Restart {
+        if self.game.is_over() {
+            let first = self.pick_starter(Some(self.game.first()));
+            self.game = Game::with_first(first);
+            Restart::NextRound
+        } else {
+            self.game = Game::with_first(self.game.first());
+            Restart::Replayed
+        }
     }
 
     /// Starts the next round, with the starter the [`Starter`] gives.
@@ -424,19 +441,21 @@ mod tests {
     }
 
     #[test]
-    fn restart_keeps_the_starter_and_the_scores() {
+    fn restart_replays_a_round_in_play_and_starts_the_next_after_one_is_over() {
         let mut s = two_people();
         play_all(&mut s, &[A1, B1, A2, B2, A3]);
         s.next_round().expect("over");
         s.play(C3).expect("free");
-        s.restart();
+        // During a round: the same round again, with the same starter.
+        assert_eq!(s.restart(), Restart::Replayed);
         assert!(s.game().moves().is_empty());
         assert_eq!(s.game().first(), Player::O);
         assert_eq!(s.round(), 2);
         assert_eq!(s.scores().x, 1);
-        // Restarting a finished round keeps its result and replays it.
+        // After a finished round: the next round, under the starter rule
+        // (alternate: X after O), and the result stays counted.
         play_all(&mut s, &[A2, A1, B2, B1, C2]);
-        s.restart();
+        assert_eq!(s.restart(), Restart::NextRound);
         assert_eq!(s.round(), 3);
         assert_eq!(
             *s.scores(),
@@ -446,7 +465,26 @@ mod tests {
                 draws: 0
             }
         );
-        assert_eq!(s.game().first(), Player::O);
+        assert_eq!(s.game().first(), Player::X);
+    }
+
+    #[test]
+    fn restart_after_a_round_tosses_a_new_coin() {
+        let mut s = Session::new(&config("A", "B", Starter::Toss));
+        let mut firsts = std::collections::HashSet::new();
+        for _ in 0..20 {
+            s.play(B2).expect("free");
+            s.restart();
+            assert!(
+                s.game().moves().is_empty(),
+                "a restart mid-round replays it"
+            );
+            play_all(&mut s, &[A1, B1, A2, B2, A3]);
+            assert_eq!(s.restart(), Restart::NextRound);
+            assert!(s.tossed());
+            firsts.insert(s.game().first());
+        }
+        assert_eq!(firsts.len(), 2, "both sides start some rounds");
     }
 
     #[test]

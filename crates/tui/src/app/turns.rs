@@ -9,6 +9,7 @@ use oxo_core::Square;
 
 use super::{App, Direction, Message, Tone};
 use crate::refusal::Refusal;
+use crate::session::Restart;
 
 impl App {
     pub(super) fn info(&mut self, text: impl Into<String>) {
@@ -157,15 +158,17 @@ impl App {
         }
     }
 
-    /// Clears the board and plays the round again (`r`).
+    /// `r`: plays the round in play again with the same starter, or after a
+    /// finished round starts the next one under the starter rule; the
+    /// message says which.
     pub(crate) fn restart(&mut self) {
         self.column = None;
         let Some(s) = self.session.as_mut() else {
             return;
         };
-        s.restart();
+        let restart = s.restart();
         self.cursor = Square::B2;
-        self.announce_round(true);
+        self.announce_round(restart == Restart::Replayed);
         self.answer();
     }
 

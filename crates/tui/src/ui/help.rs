@@ -19,7 +19,7 @@ pub(super) fn render_help(theme: Theme, area: Rect, buf: &mut Buffer) {
         ("a1 … c3", "place by name: column a-c, then row 1-3"),
         ("u", "undo your move (and the bot's answer)"),
         ("v", "show each free cell's value: win/draw/loss"),
-        ("r", "restart this round"),
+        ("r", "replay this round; after it: next round"),
         ("Enter", "next round, once the game is over"),
         ("n", "new game: back to set-up"),
         ("?", "show or hide this help"),
