@@ -142,7 +142,9 @@ mod line_mode {
         let text = stdout(&out);
         assert!(text.contains("Round 1: Medium (X) starts\n"));
         assert!(text.contains("Medium (X) plays "));
-        assert!(text.ends_with("Zed (O) to move\n"));
+        assert!(
+            text.ends_with("Zed (O) to move\nFinal scores: Medium (X) 0, Zed (O) 0, draws 0\n")
+        );
 
         let out = play(&["--first", "toss", "--seed", "5"], b"");
         assert!(stdout(&out).contains(" starts (coin toss)\n"));
@@ -183,7 +185,7 @@ mod line_mode {
         assert!(out.status.success());
         assert_eq!(
             stdout(&out),
-            "Players: Player 1 (X) vs Player 2 (O)\nRound 1: Player 1 (X) starts\n   a b c\n1  . . .\n2  . . .\n3  . . .\nPlayer 1 (X) to move\n"
+            "Players: Player 1 (X) vs Player 2 (O)\nRound 1: Player 1 (X) starts\n   a b c\n1  . . .\n2  . . .\n3  . . .\nPlayer 1 (X) to move\nFinal scores: Player 1 (X) 0, Player 2 (O) 0, draws 0\n"
         );
     }
 

@@ -39,7 +39,8 @@
 //! let out = String::from_utf8(out)?;
 //! assert!(out.contains("Alice (X) plays b2\n"));
 //! assert!(out.contains("Impossible (O) plays "));
-//! assert!(out.ends_with("Scores: Alice (X) 0, Impossible (O) 0, draws 0\n"));
+//! assert!(out.contains("\nScores: Alice (X) 0, Impossible (O) 0, draws 0\n"));
+//! assert!(out.ends_with("Final scores: Alice (X) 0, Impossible (O) 0, draws 0\n"));
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 

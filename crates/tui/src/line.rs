@@ -11,10 +11,61 @@ use oxo_core::{Player, Square};
 use crate::config::Config;
 use crate::refusal::Refusal;
 use crate::session::{Played, Restart, Session};
-use crate::text::truncate;
+use crate::text::{escape_controls, truncate};
 
 /// How much of a refused input line the refusal echoes, in characters.
 const ECHO_CHARS: usize = 24;
+
+/// The longest input line read, in bytes; a longer one is refused (and
+/// skipped to its end without being kept).
+const MAX_LINE: usize = 1024;
+
+/// What reading one input line found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Read {
+    /// A line (in the buffer), or the last one without a newline.
+    Line,
+    /// A line longer than [`MAX_LINE`]: skipped.
+    TooLong,
+    /// The end of the input.
+    End,
+}
+
+/// Reads one line into `buf` (cleared first), keeping at most [`MAX_LINE`]
+/// bytes of it: memory stays bounded whatever the input.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Read> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(match (any, too_long) {
+                (false, _) => Read::End,
+                (true, true) => Read::TooLong,
+                (true, false) => Read::Line,
+            });
+        }
+        any = true;
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        if !too_long {
+            if buf.len() + part.len() > MAX_LINE {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(part);
+            }
+        }
+        let used = done.unwrap_or(chunk.len());
+        input.consume(used);
+        if done.is_some() {
+            return Ok(if too_long { Read::TooLong } else { Read::Line });
+        }
+    }
+}
 
 /// One input line of the line mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,10 +115,15 @@ fn parse(line: &str) -> Option<Command> {
 /// Result: NAME (M) wins with SQ SQ SQ      a won game ...
 /// Result: draw                             ... or a drawn one
 /// Scores: NAME (X) N, NAME (O) N, draws N  after each result and for `scores`
+/// Final scores: NAME (X) N, NAME (O) N, draws N   at the end of input or `quit`
 /// Undone: M SQ[, M SQ]                     most recent first
 /// Hint for NAME (M): SQ VALUE, ...         best first, VALUE as `win in 3`, `draw`, `loss in 2`
 /// Refused: REASON                          a move or command that changed nothing
 /// ```
+///
+/// A refused line is echoed with its control characters escaped
+/// (`\u{1b}`), and a line longer than 1 KiB is refused without being read
+/// into memory.
 ///
 /// Input lines are cells (`b2`, `B2`, or `5`: 1..9 row by row from the top
 /// left) or the commands `undo`, `restart`, `scores`, `hint`, `next`, `help`
@@ -110,9 +166,15 @@ pub fn run_lines(config: &Config, mut input: impl BufRead, output: impl Write) -
     out.begin_round(false)?;
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            break;
+        match read_line(&mut input, &mut buf)? {
+            Read::End => break,
+            Read::TooLong => {
+                out.say(&format!(
+                    "Refused: a line longer than {MAX_LINE} bytes (moves and commands are short)"
+                ))?;
+                continue;
+            }
+            Read::Line => {}
         }
         let line = String::from_utf8_lossy(&buf);
         let line = line.trim();
@@ -124,10 +186,11 @@ pub fn run_lines(config: &Config, mut input: impl BufRead, output: impl Write) -
             Some(command) => out.command(command)?,
             None => out.say(&format!(
                 "Refused: '{}' is not a cell or a command (try b2, 5 or help)",
-                truncate(line, ECHO_CHARS)
+                truncate(&escape_controls(line), ECHO_CHARS)
             ))?,
         }
     }
+    out.scores("Final scores")?;
     out.out.flush()
 }
 
@@ -172,7 +235,7 @@ impl<W: Write> Lines<W> {
                 Ok(()) => self.begin_round(false),
                 Err(refusal) => self.refused(refusal),
             },
-            Command::Scores => self.scores(),
+            Command::Scores => self.scores("Scores"),
             Command::Hint => self.hint(),
             Command::Help => {
                 self.say("Moves: a cell a1..c3 (column a-c, row 1-3 from the top) or 1..9 row by row from the top left (1 = a1, 5 = b2, 9 = c3)")?;
@@ -223,7 +286,7 @@ impl<W: Write> Lines<W> {
                 None => "Result: draw".to_owned(),
             };
             self.say(&line)?;
-            self.scores()?;
+            self.scores("Scores")?;
             if self.session.bots_only() {
                 Ok(())
             } else {
@@ -245,11 +308,12 @@ impl<W: Write> Lines<W> {
         self.out.write_all(text.as_bytes())
     }
 
-    fn scores(&mut self) -> io::Result<()> {
+    /// `LABEL: NAME (X) N, NAME (O) N, draws N`.
+    fn scores(&mut self, label: &str) -> io::Result<()> {
         let s = &self.session;
         let scores = s.scores();
         let line = format!(
-            "Scores: {} {}, {} {}, draws {}",
+            "{label}: {} {}, {} {}, draws {}",
             s.label(Player::X),
             scores.x,
             s.label(Player::O),
@@ -320,6 +384,44 @@ mod tests {
             out.contains("Result: draw\n") || out.contains("Result: Impossible (O) wins with ")
         );
         assert!(!out.contains("Result: A (X) wins"));
+    }
+
+    #[test]
+    fn refused_input_shows_control_characters_escaped() {
+        let out = run("A", "B", "\u{1b}]0;pwned\u{7}\n");
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(
+            out.contains("Refused: '\\u{1b}]0;pwned\\u{7}' is not a cell"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_overlong_line_is_refused_and_the_session_goes_on() {
+        let long = "x".repeat(50_000);
+        let out = run("A", "B", &format!("{long}\nb2\n"));
+        assert!(
+            out.contains("Refused: a line longer than 1024 bytes (moves and commands are short)\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("A (X) plays b2\n"),
+            "the next line is read: {out}"
+        );
+    }
+
+    #[test]
+    fn the_final_scores_are_printed_at_the_end_of_input_and_on_quit() {
+        let out = run("A", "B", "a1\nb1\na2\nb2\na3\n");
+        assert!(
+            out.ends_with("Final scores: A (X) 1, B (O) 0, draws 0\n"),
+            "{out}"
+        );
+        let out = run("A", "B", "quit\nb2\n");
+        assert!(
+            out.ends_with("Final scores: A (X) 0, B (O) 0, draws 0\n"),
+            "{out}"
+        );
     }
 
     #[test]

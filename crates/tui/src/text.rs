@@ -10,3 +10,18 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
         t
     }
 }
+
+/// `text` with every control character written as an escape (`\u{1b}`,
+/// `\t`, ...), so that echoing what someone typed cannot drive the terminal
+/// (change its title, move the cursor, ...).
+pub(crate) fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
