@@ -28,10 +28,12 @@ use crate::form::Field;
 
 impl App {
     /// Handles one terminal event: a key press changes the app; a resize
-    /// needs nothing but the redraw that follows every event.
+    /// is remembered (the redraw follows every event).
     pub(crate) fn handle_event(&mut self, event: &Event) {
-        if let Event::Key(key) = event {
-            self.handle_key(*key);
+        match event {
+            Event::Key(key) => self.handle_key(*key),
+            Event::Resize(width, height) => self.resize(*width, *height),
+            _ => {}
         }
     }
 
@@ -46,6 +48,13 @@ impl App {
             return;
         }
         if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
+            return;
+        }
+        if self.too_small() {
+            // Only "enlarge it, or press q": nothing may happen unseen.
+            if matches!(key.code, KeyCode::Char('q' | 'Q')) {
+                self.quit();
+            }
             return;
         }
         if self.overlay().is_some() {
@@ -152,6 +161,22 @@ mod tests {
         assert_eq!(app.moves().len(), 5, "no move after the end");
         press(&mut app, "\n");
         assert_eq!(app.session().map(|s| s.round()), Some(2));
+    }
+
+    #[test]
+    fn only_quit_acts_while_the_terminal_is_too_small() {
+        let mut app = two_people();
+        app.handle_event(&Event::Resize(20, 10));
+        press(&mut app, "5");
+        assert!(app.moves().is_empty(), "nothing played unseen");
+        press(&mut app, "?");
+        assert_eq!(app.overlay(), None, "no help drawn unseen");
+        app.handle_event(&Event::Resize(80, 24));
+        press(&mut app, "5");
+        assert_eq!(app.moves(), vec![Square::B2]);
+        app.handle_event(&Event::Resize(20, 10));
+        press(&mut app, "q");
+        assert!(!app.is_running());
     }
 
     #[test]

@@ -25,6 +25,11 @@ mod turns;
 /// people can follow the game.
 const BOT_PAUSE: Duration = Duration::from_millis(600);
 
+/// The smallest terminal width the game draws in.
+pub(crate) const MIN_WIDTH: u16 = 32;
+/// The smallest terminal height the game draws in.
+pub(crate) const MIN_HEIGHT: u16 = 14;
+
 /// Which screen is showing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Screen {
@@ -92,6 +97,8 @@ pub(crate) struct App {
     hints: bool,
     message: Option<Message>,
     running: bool,
+    /// The terminal's size, as last told (`None` until then).
+    size: Option<(u16, u16)>,
 }
 
 impl App {
@@ -111,6 +118,7 @@ impl App {
             hints: false,
             message: None,
             running: true,
+            size: None,
         };
         if !app.config.setup {
             app.start(app.config.clone());
@@ -128,6 +136,8 @@ impl App {
     ///
     /// The terminal could not be drawn to or read from.
     pub(crate) fn run(mut self, terminal: &mut DefaultTerminal) -> io::Result<()> {
+        let size = terminal.size()?;
+        self.resize(size.width, size.height);
         while self.is_running() {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
             if self.wants_tick() && !event::poll(BOT_PAUSE)? {
@@ -196,6 +206,19 @@ impl App {
     #[must_use]
     pub(crate) const fn message(&self) -> Option<&Message> {
         self.message.as_ref()
+    }
+
+    /// The terminal is now `width`×`height`.
+    pub(crate) fn resize(&mut self, width: u16, height: u16) {
+        self.size = Some((width, height));
+    }
+
+    /// Whether the terminal is too small to draw the game: then only
+    /// quitting and resizing act, so that nothing happens unseen.
+    #[must_use]
+    pub(crate) fn too_small(&self) -> bool {
+        self.size
+            .is_some_and(|(w, h)| w < MIN_WIDTH || h < MIN_HEIGHT)
     }
 
     /// Whether the app goes on (`false` once the player quit).

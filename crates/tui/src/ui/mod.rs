@@ -14,7 +14,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use crate::app::{App, Overlay, Screen};
+use crate::app::{App, MIN_HEIGHT, MIN_WIDTH, Overlay, Screen};
 use crate::text::truncate;
 use crate::theme::Theme;
 
@@ -32,11 +32,6 @@ mod setup;
 #[cfg(test)]
 mod tests;
 mod widgets;
-
-/// The smallest terminal width the game draws in.
-const MIN_WIDTH: u16 = 32;
-/// The smallest terminal height the game draws in.
-const MIN_HEIGHT: u16 = 14;
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {

@@ -12,8 +12,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-use super::{MIN_HEIGHT, MIN_WIDTH};
-use crate::app::{App, Direction};
+use crate::app::{App, Direction, MIN_HEIGHT, MIN_WIDTH};
 use crate::config::Config;
 use crate::theme::Theme;
 
