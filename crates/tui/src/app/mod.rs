@@ -8,7 +8,7 @@
 //! loop; `turns` holds the intents of a game in progress.
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossterm::event;
 use oxo_core::Square;
@@ -99,6 +99,9 @@ pub(crate) struct App {
     running: bool,
     /// The terminal's size, as last told (`None` until then).
     size: Option<(u16, u16)>,
+    /// In a bots-only game: when the bot to move plays (its pause runs
+    /// from its turn, whatever keys arrive meanwhile).
+    bot_at: Option<Instant>,
 }
 
 impl App {
@@ -119,6 +122,7 @@ impl App {
             message: None,
             running: true,
             size: None,
+            bot_at: None,
         };
         if !app.config.setup {
             app.start(app.config.clone());
@@ -140,11 +144,16 @@ impl App {
         self.resize(size.width, size.height);
         while self.is_running() {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
-            if self.wants_tick() && !event::poll(BOT_PAUSE)? {
-                self.tick();
-                continue;
+            let now = Instant::now();
+            match self.bot_due(now) {
+                Some(due) if due <= now => self.tick(),
+                Some(due) => {
+                    if event::poll(due - now)? {
+                        self.handle_event(&event::read()?);
+                    }
+                }
+                None => self.handle_event(&event::read()?),
             }
-            self.handle_event(&event::read()?);
         }
         Ok(())
     }
@@ -239,8 +248,20 @@ impl App {
                 .is_some_and(|s| s.bots_only() && s.bot_to_move().is_some())
     }
 
+    /// In a bots-only game, when the bot to move plays: [`BOT_PAUSE`] after
+    /// its turn began (the first call that sees the turn), whatever happens
+    /// meanwhile; `None` when no bot waits to move.
+    pub(crate) fn bot_due(&mut self, now: Instant) -> Option<Instant> {
+        if !self.wants_tick() {
+            self.bot_at = None;
+            return None;
+        }
+        Some(*self.bot_at.get_or_insert(now + BOT_PAUSE))
+    }
+
     /// Lets a bot move in a bots-only game.
     pub(crate) fn tick(&mut self) {
+        self.bot_at = None;
         if self.wants_tick() {
             if let Some(s) = self.session.as_mut() {
                 if let Some(played) = s.bot_move() {
@@ -406,6 +427,29 @@ mod tests {
         }
         assert!(!app.wants_tick());
         assert!(app.session().is_some_and(|s| s.game().is_over()));
+    }
+
+    #[test]
+    fn a_bots_pause_runs_from_its_turn_whatever_the_keys() {
+        let mut app = App::seated("bot:perfect", "bot:random");
+        let t0 = Instant::now();
+        assert_eq!(app.bot_due(t0), Some(t0 + BOT_PAUSE));
+        for i in 1..6 {
+            app.toggle_hints();
+            let later = t0 + BOT_PAUSE / 6 * i;
+            assert_eq!(
+                app.bot_due(later),
+                Some(t0 + BOT_PAUSE),
+                "a key does not restart the pause"
+            );
+        }
+        app.tick();
+        let t1 = t0 + BOT_PAUSE;
+        assert_eq!(
+            app.bot_due(t1),
+            Some(t1 + BOT_PAUSE),
+            "the next bot's pause starts at its turn"
+        );
     }
 
     #[test]
