@@ -1,14 +1,32 @@
-//! Text helpers both front ends share.
+//! Text helpers both front ends share. Widths are display columns (a
+//! wide character such as `太` or most emoji takes two), never characters.
 
-/// `text`, cut to at most `max` characters, with `…` marking a cut.
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// The columns `text` takes on a terminal.
+pub(crate) fn width(text: &str) -> usize {
+    text.width()
+}
+
+/// `text`, cut to at most `max` columns, with `…` marking a cut.
 pub(crate) fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        let mut t: String = text.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
+    if text.width() <= max {
+        return text.to_owned();
     }
+    let mut cut = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        cut.push(c);
+        used += w;
+    }
+    if max > 0 {
+        cut.push('…');
+    }
+    cut
 }
 
 /// `text` with every control character written as an escape (`\u{1b}`,
@@ -24,4 +42,19 @@ pub(crate) fn escape_controls(text: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_count_columns() {
+        assert_eq!(truncate("Alice", 5), "Alice");
+        assert_eq!(truncate("Alice", 4), "Ali…");
+        assert_eq!(truncate("太郎太郎", 8), "太郎太郎");
+        assert_eq!(truncate("太郎太郎", 6), "太郎…");
+        assert_eq!(truncate("太郎太郎", 5), "太郎…");
+        assert_eq!(width(&truncate("🎉🎉🎉", 4)), 3);
+    }
 }

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::{App, Screen};
+use crate::text;
 
 /// One key and what it does, for the footer.
 struct KeyHint {
@@ -59,7 +60,7 @@ pub(super) fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
     let width = |hints: &[KeyHint]| -> usize {
         hints
             .iter()
-            .map(|h| h.key.chars().count() + h.what.chars().count() + 4)
+            .map(|h| text::width(h.key) + text::width(h.what) + 4)
             .sum()
     };
     while width(&hints) > usize::from(area.width) && hints.len() > 1 {

@@ -13,6 +13,7 @@ use super::board::{CellView, Size, render_board};
 use super::panel::render_panel;
 use crate::app::{App, Tone};
 use crate::session::Session;
+use crate::text::truncate;
 use crate::theme::Theme;
 
 /// Width of the scoreboard panel beside the board.
@@ -104,11 +105,11 @@ pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) 
     }
 
     // Status: whose turn or the result, then the message.
-    let status = status_line(s, theme);
+    let status = status_line(s, theme, body.width);
     let message = message_line(app, s, theme);
     let mut lines = vec![status, message];
     if layout.panel.is_none() {
-        lines.push(score_line(s, theme));
+        lines.push(score_line(s, theme, body.width));
     }
     for (i, line) in lines.into_iter().enumerate() {
         let y = layout.status_y + i as u16;
@@ -124,13 +125,15 @@ pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) 
     }
 }
 
-fn status_line(s: &Session, theme: Theme) -> Line<'static> {
+fn status_line(s: &Session, theme: Theme, width: u16) -> Line<'static> {
+    // Room for the name beside " (X) is thinking…".
+    let room = usize::from(width).saturating_sub(17);
     let game = s.game();
     match game.outcome() {
         Some(outcome) => match outcome.winner() {
             Some(winner) => Line::from(vec![
                 Span::styled(
-                    format!("{} wins!", s.label(winner)),
+                    format!("{} ({winner}) wins!", truncate(s.name(winner), room)),
                     theme.result(Some(winner)),
                 ),
                 Span::styled(format!("  ({})", outcome.cells()), theme.dim()),
@@ -146,7 +149,7 @@ fn status_line(s: &Session, theme: Theme) -> Line<'static> {
             };
             Line::from(vec![
                 Span::styled(
-                    s.name(player).to_owned(),
+                    truncate(s.name(player), room),
                     Style::new().add_modifier(Modifier::BOLD),
                 ),
                 Span::raw(" ("),
@@ -166,7 +169,7 @@ fn message_line(app: &App, s: &Session, theme: Theme) -> Line<'static> {
     match app.message() {
         Some(m) if m.tone == Tone::Warn => Line::styled(m.text.clone(), theme.warn()),
         _ if s.game().is_over() => {
-            Line::styled("Enter: next round · r: replay · n: new game", theme.info())
+            Line::styled("Enter or r: next round · n: new game", theme.info())
         }
         Some(m) => Line::styled(m.text.clone(), theme.info()),
         None if app.hints() => Line::styled(
@@ -177,13 +180,24 @@ fn message_line(app: &App, s: &Session, theme: Theme) -> Line<'static> {
     }
 }
 
-fn score_line(s: &Session, theme: Theme) -> Line<'static> {
+/// `X NAME N  O NAME N  draws N` in `width` columns: the names are cut
+/// (with `…`) to make room, never a score.
+fn score_line(s: &Session, theme: Theme, width: u16) -> Line<'static> {
     let scores = s.scores();
+    let (x, o, draws) = (
+        scores.x.to_string(),
+        scores.o.to_string(),
+        format!("draws {}", scores.draws),
+    );
+    // "X " + name + " " + x + "  " + "O " + name + " " + o + "  " + draws
+    let fixed = 2 + 1 + x.len() + 2 + 2 + 1 + o.len() + 2 + draws.len();
+    let room = usize::from(width).saturating_sub(fixed);
+    let name = |p: Player| truncate(s.name(p), room / 2);
     Line::from(vec![
         Span::styled(Player::X.to_string(), theme.mark(Player::X)),
-        Span::raw(format!(" {} {}  ", s.name(Player::X), scores.x)),
+        Span::raw(format!(" {} {x}  ", name(Player::X))),
         Span::styled(Player::O.to_string(), theme.mark(Player::O)),
-        Span::raw(format!(" {} {}  ", s.name(Player::O), scores.o)),
-        Span::styled(format!("draws {}", scores.draws), theme.dim()),
+        Span::raw(format!(" {} {o}  ", name(Player::O))),
+        Span::styled(draws, theme.dim()),
     ])
 }

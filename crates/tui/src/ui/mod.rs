@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::app::{App, MIN_HEIGHT, MIN_WIDTH, Overlay, Screen};
-use crate::text::truncate;
+use crate::text::{self, truncate};
 use crate::theme::Theme;
 
 use footer::render_footer;
@@ -88,7 +88,7 @@ fn render_title(app: &App, area: Rect, buf: &mut Buffer) {
         ),
         _ => ("· tic-tac-toe".to_owned(), "New game ".to_owned()),
     };
-    let right_width = right.chars().count() as u16;
+    let right_width = u16::try_from(text::width(&right)).unwrap_or(u16::MAX);
     let room = usize::from(area.width.saturating_sub(right_width + 6));
     Line::from(vec![
         Span::styled(" oxo ", theme.title_bar().add_modifier(Modifier::BOLD)),

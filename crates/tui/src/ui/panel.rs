@@ -10,7 +10,7 @@ use ratatui::widgets::{Padding, Paragraph, Widget};
 
 use super::widgets::titled_block;
 use crate::session::Session;
-use crate::text::truncate;
+use crate::text::{self, truncate};
 use crate::theme::Theme;
 
 pub(super) fn render_panel(s: &Session, area: Rect, theme: Theme, buf: &mut Buffer) {
@@ -27,7 +27,7 @@ pub(super) fn render_panel(s: &Session, area: Rect, theme: Theme, buf: &mut Buff
         let count = n.to_string();
         let name_room = width.saturating_sub(5 + count.len() + 1);
         let name = truncate(name, name_room);
-        let pad = width.saturating_sub(5 + name.chars().count() + count.len());
+        let pad = width.saturating_sub(5 + text::width(&name) + count.len());
         let mark_span = match mark {
             Some(p) => Span::styled(p.to_string(), theme.mark(p)),
             None => Span::raw(" "),

@@ -197,3 +197,77 @@ fn every_size_draws() {
         }
     }
 }
+
+/// The screen's rows as text, a wide character once (ratatui keeps the
+/// column it covers blank).
+fn rows(terminal: &Terminal<TestBackend>) -> Vec<String> {
+    let buffer = terminal.backend().buffer();
+    let area = buffer.area;
+    (area.top()..area.bottom())
+        .map(|y| {
+            (area.left()..area.right())
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .collect()
+}
+
+#[test]
+fn wide_names_never_hide_a_score_or_the_round() {
+    let mut app = App::new(
+        Config::seated("太郎太郎太郎太郎太郎", "🎉🎉🎉🎉🎉🎉🎉🎉🎉🎉"),
+        Theme::MONO,
+    );
+    for sq in [A1, B1, A2, B2, A3] {
+        app.play(sq);
+    }
+    app.next_round();
+    for w in [MIN_WIDTH, 40, 48, 60, 80, 100] {
+        let screen = rows(&draw(&app, w, 24));
+        let all = screen.join("\n");
+        let score_of = |row: &String| {
+            row.trim_end()
+                .trim_end_matches('│')
+                .trim_end()
+                .chars()
+                .last()
+        };
+        if let Some(compact) = screen.iter().find(|r| r.contains("draws 0")) {
+            // The one-line scoreboard of a narrow terminal.
+            let compact = compact.trim();
+            assert!(compact.starts_with("X 太"), "{w}: {compact:?}");
+            assert!(
+                compact.contains(" 1  O 🎉"),
+                "{w}: X's score shows: {compact:?}"
+            );
+            assert!(
+                compact.ends_with(" 0  draws 0"),
+                "{w}: O's score shows: {compact:?}"
+            );
+        } else {
+            let x_row = screen
+                .iter()
+                .find(|r| r.contains("X  太"))
+                .unwrap_or_else(|| panic!("{w}: the X row of the scoreboard\n{all}"));
+            assert_eq!(
+                score_of(x_row),
+                Some('1'),
+                "{w}: X's score shows: {x_row:?}"
+            );
+            let o_row = screen
+                .iter()
+                .find(|r| r.contains("O  🎉"))
+                .unwrap_or_else(|| panic!("{w}: the O row of the scoreboard\n{all}"));
+            assert_eq!(
+                score_of(o_row),
+                Some('0'),
+                "{w}: O's score shows: {o_row:?}"
+            );
+        }
+        assert!(
+            screen[0].contains("Round 2"),
+            "{w}: the round label: {:?}",
+            screen[0]
+        );
+    }
+}
