@@ -143,7 +143,7 @@ fn render_cell(
         buf.set_style(rect, theme.cursor());
     }
     let centered = |text: &str, row: u16| {
-        let w = u16::try_from(crate::text::width(&text)).unwrap_or(u16::MAX);
+        let w = u16::try_from(crate::text::width(text)).unwrap_or(u16::MAX);
         (rect.x + rect.width.saturating_sub(w) / 2, rect.y + row)
     };
     match s.game().position().board().get(sq) {
