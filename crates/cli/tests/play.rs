@@ -220,6 +220,16 @@ mod tui {
         /// canonical, cooked mode). `None` if tmux is not installed (which
         /// fails the test in CI, where scripts/test installs it).
         fn start(test: &str, width: u16, height: u16, args: &str) -> Option<Tmux> {
+            let script = format!(
+                "'{OXO}' play {args}; echo EXIT=$?; \
+                 stty -a | grep -o -- '-*icanon' | sed 's/^/TTY=/'; sleep 60"
+            );
+            Tmux::start_command(test, width, height, &["sh", "-c", &script])
+        }
+
+        /// Runs `command` (a program and its arguments) in a
+        /// `width`×`height` tmux window of its own.
+        fn start_command(test: &str, width: u16, height: u16, command: &[&str]) -> Option<Tmux> {
             if Command::new("tmux").arg("-V").output().is_err() {
                 assert!(
                     std::env::var_os("CI").is_none(),
@@ -232,12 +242,8 @@ mod tui {
             let tmux = Tmux {
                 socket: format!("oxo-test-{test}-{}", std::process::id()),
             };
-            let script = format!(
-                "'{OXO}' play {args}; echo EXIT=$?; \
-                 stty -a | grep -o -- '-*icanon' | sed 's/^/TTY=/'; sleep 60"
-            );
             let (width, height) = (width.to_string(), height.to_string());
-            let started = tmux.run(&[
+            let mut args = vec![
                 "new-session",
                 "-d",
                 "-s",
@@ -246,11 +252,27 @@ mod tui {
                 &width,
                 "-y",
                 &height,
-                "sh",
-                "-c",
-                &script,
-            ]);
+            ];
+            args.extend_from_slice(command);
+            let started = tmux.run(&args);
             assert!(started.status.success(), "tmux new-session: {started:?}");
+            Some(tmux)
+        }
+
+        /// Starts an interactive bash (job control on) in a window of its
+        /// own, and `oxo play ARGS` in it as a job; after the game the shell
+        /// prints `EXIT=` and `TTY=` as in [`Tmux::start`].
+        fn start_in_shell(test: &str, args: &str) -> Option<Tmux> {
+            let tmux = Tmux::start_command(test, 60, 20, &["bash", "--norc", "--noprofile", "-i"])?;
+            tmux.wait_for("the shell", |s| s.contains("bash"));
+            tmux.send(&[
+                "-l",
+                &format!(
+                    "'{OXO}' play {args}; echo EXIT=$?; \
+                     stty -a | grep -o -- '-*icanon' | sed 's/^/TTY=/'"
+                ),
+            ]);
+            tmux.send(&["Enter"]);
             Some(tmux)
         }
 
@@ -268,6 +290,65 @@ mod tui {
             let mut args = vec!["send-keys", "-t", "oxo"];
             args.extend_from_slice(keys);
             assert!(self.run(&args).status.success(), "send-keys {keys:?}");
+        }
+
+        /// The pid of `oxo play` (the child of the window's shell).
+        fn oxo_pid(&self) -> String {
+            let shell = self.run(&["display", "-p", "-t", "oxo", "#{pane_pid}"]);
+            let shell = String::from_utf8_lossy(&shell.stdout).trim().to_owned();
+            let start = Instant::now();
+            loop {
+                let out = Command::new("pgrep")
+                    .args(["-P", &shell])
+                    .output()
+                    .expect("run pgrep");
+                let pid = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+                if !pid.is_empty() {
+                    return pid;
+                }
+                assert!(
+                    start.elapsed() < Duration::from_secs(10),
+                    "no oxo under {shell}"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+
+        /// Sends `signal` (`TERM`, `HUP`, ...) to `oxo play`.
+        fn signal(&self, signal: &str) {
+            let pid = self.oxo_pid();
+            let sent = Command::new("kill")
+                .args([&format!("-{signal}"), &pid])
+                .status()
+                .expect("run kill");
+            assert!(sent.success(), "kill -{signal} {pid}");
+        }
+
+        /// The pane's alternate-screen and cursor flags: `"0 1"` is the
+        /// normal screen with the cursor shown.
+        fn flags(&self) -> String {
+            let out = self.run(&[
+                "display",
+                "-p",
+                "-t",
+                "oxo",
+                "#{alternate_on} #{cursor_flag}",
+            ]);
+            String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        }
+
+        /// Waits until the pane's flags are `want`, for at most 10 s.
+        fn wait_flags(&self, what: &str, want: &str) {
+            let start = Instant::now();
+            while self.flags() != want {
+                assert!(
+                    start.elapsed() < Duration::from_secs(10),
+                    "{what}: flags {:?}, want {want:?}; the screen:\n{}",
+                    self.flags(),
+                    self.screen()
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
 
         fn screen(&self) -> String {
@@ -385,6 +466,92 @@ mod tui {
         tmux.wait_for("the set-up screen", |s| s.contains("New game"));
         tmux.send(&["C-c"]);
         let screen = tmux.wait_for("the exit", |s| s.contains("TTY="));
+        assert!(
+            screen.contains("EXIT=0") && screen.contains("TTY=icanon"),
+            "{screen}"
+        );
+    }
+
+    /// `kill -SIGNAL` from outside ends the game with the terminal restored
+    /// (cooked mode, normal screen, cursor shown) and the conventional
+    /// status (128 + the signal's number).
+    fn a_signal_from_outside_restores_the_terminal(test: &str, signal: &str, status: u8) {
+        let Some(tmux) = Tmux::start(test, 60, 20, "") else {
+            return;
+        };
+        tmux.wait_for("the set-up screen", |s| s.contains("New game"));
+        tmux.signal(signal);
+        let screen = tmux.wait_for("the exit", |s| s.contains("TTY="));
+        assert!(
+            screen.contains(&format!("EXIT={status}")) && screen.contains("TTY=icanon"),
+            "{signal}: {screen}"
+        );
+        tmux.wait_flags(signal, "0 1");
+    }
+
+    #[test]
+    fn sigterm_restores_the_terminal() {
+        a_signal_from_outside_restores_the_terminal("sigterm_restores_the_terminal", "TERM", 143);
+    }
+
+    #[test]
+    fn sighup_restores_the_terminal() {
+        a_signal_from_outside_restores_the_terminal("sighup_restores_the_terminal", "HUP", 129);
+    }
+
+    #[test]
+    fn sigint_from_outside_restores_the_terminal() {
+        a_signal_from_outside_restores_the_terminal(
+            "sigint_from_outside_restores_the_terminal",
+            "INT",
+            130,
+        );
+    }
+
+    /// Ctrl-Z (or SIGTSTP from outside) suspends with the terminal
+    /// restored (the shell's prompt, cooked mode, cursor shown); `fg`
+    /// redraws and the game goes on.
+    #[test]
+    fn suspend_restores_the_terminal_and_fg_redraws() {
+        let Some(tmux) = Tmux::start_in_shell("suspend_restores_the_terminal_and_fg_redraws", "")
+        else {
+            return;
+        };
+        tmux.wait_for("the set-up screen", |s| s.contains("New game"));
+        tmux.wait_flags("playing", "1 0");
+        for how in ["C-z", "TSTP"] {
+            if how == "C-z" {
+                tmux.send(&["C-z"]);
+            } else {
+                tmux.signal(how);
+            }
+            tmux.wait_flags(how, "0 1");
+            tmux.wait_for("the shell's job report", |s| s.contains("Stopped"));
+            tmux.send(&[
+                "-l",
+                "stty -a | grep -o -- '-*icanon' | sed 's/^/STOPPED=/'",
+            ]);
+            tmux.send(&["Enter"]);
+            tmux.wait_for("cooked mode while stopped", |s| {
+                s.contains("STOPPED=icanon")
+            });
+            tmux.send(&["-l", "clear; fg"]);
+            tmux.send(&["Enter"]);
+            tmux.wait_flags("resumed", "1 0");
+            tmux.wait_for("the redrawn set-up screen", |s| s.contains("New game"));
+        }
+        // A stopped job leaves the rest of its command line behind: ask the
+        // shell for the status and the mode once the game has ended.
+        tmux.send(&["q"]);
+        tmux.wait_flags("the exit", "0 1");
+        tmux.send(&[
+            "-l",
+            "echo EXIT=$?; stty -a | grep -o -- '-*icanon' | sed 's/^/TTY=/'",
+        ]);
+        tmux.send(&["Enter"]);
+        let screen = tmux.wait_for("the exit", |s| {
+            s.contains("TTY=icanon") || s.contains("TTY=-")
+        });
         assert!(
             screen.contains("EXIT=0") && screen.contains("TTY=icanon"),
             "{screen}"

@@ -47,6 +47,10 @@ impl App {
             self.quit();
             return;
         }
+        if ctrl && matches!(key.code, KeyCode::Char('z' | 'Z')) {
+            self.suspend();
+            return;
+        }
         if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
             return;
         }

@@ -56,6 +56,7 @@ mod input;
 mod line;
 mod refusal;
 mod session;
+mod signals;
 mod text;
 mod theme;
 mod ui;
@@ -96,7 +97,8 @@ pub fn run(config: Config) -> io::Result<()> {
 /// The terminal could not be set up, drawn to or read from.
 fn run_tui(config: Config) -> io::Result<()> {
     let app = App::new(config, Theme::from_env());
-    let result = ratatui::try_init().and_then(|mut terminal| app.run(&mut terminal));
-    ratatui::restore();
+    let signals = signals::Watch::start()?;
+    let result = ratatui::try_init().and_then(|mut terminal| app.run(&mut terminal, &signals));
+    signals::restore();
     result
 }

@@ -17,6 +17,7 @@ use ratatui::DefaultTerminal;
 use crate::config::Config;
 use crate::form::SetupForm;
 use crate::session::Session;
+use crate::signals::{self, Signal, Watch};
 use crate::theme::Theme;
 
 mod turns;
@@ -24,6 +25,9 @@ mod turns;
 /// How long a bot waits before each move when bots play both marks, so that
 /// people can follow the game.
 const BOT_PAUSE: Duration = Duration::from_millis(600);
+
+/// How often the event loop looks for signals while no key arrives.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
 /// The smallest terminal width the game draws in.
 pub(crate) const MIN_WIDTH: u16 = 32;
@@ -102,6 +106,8 @@ pub(crate) struct App {
     /// In a bots-only game: when the bot to move plays (its pause runs
     /// from its turn, whatever keys arrive meanwhile).
     bot_at: Option<Instant>,
+    /// Ctrl-Z was pressed: the loop suspends the game.
+    suspend: bool,
 }
 
 impl App {
@@ -123,6 +129,7 @@ impl App {
             running: true,
             size: None,
             bot_at: None,
+            suspend: false,
         };
         if !app.config.setup {
             app.start(app.config.clone());
@@ -133,29 +140,47 @@ impl App {
     /// Runs the game in `terminal` until the player quits: draw (`ui`'s
     /// `impl Widget for &App`), then wait for a key and hand it to
     /// `input`'s [`App::handle_event`] (or, in a bots-only game, wait out the
-    /// pause before the next bot move), and again. Setting the terminal up
-    /// and restoring it is the caller's job.
+    /// pause before the next bot move), and again. Between keys it answers
+    /// the `signals` (see `signals`): it suspends and resumes with the
+    /// terminal restored meanwhile, and ends the process of a terminating
+    /// signal once the terminal is restored. Setting the terminal up and
+    /// restoring it on a normal exit is the caller's job.
     ///
     /// # Errors
     ///
     /// The terminal could not be drawn to or read from.
-    pub(crate) fn run(mut self, terminal: &mut DefaultTerminal) -> io::Result<()> {
+    pub(crate) fn run(mut self, terminal: &mut DefaultTerminal, signals: &Watch) -> io::Result<()> {
         let size = terminal.size()?;
         self.resize(size.width, size.height);
         while self.is_running() {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
-            let now = Instant::now();
-            match self.bot_due(now) {
-                Some(due) if due <= now => self.tick(),
-                Some(due) => {
-                    if event::poll(due - now)? {
+            match signals.next() {
+                Some(Signal::End(signal)) => signals::die_of(signal),
+                Some(Signal::Suspend) => signals::suspend(terminal)?,
+                Some(Signal::Resume) => signals::resume(terminal)?,
+                None if std::mem::take(&mut self.suspend) => signals::suspend(terminal)?,
+                None => {
+                    let now = Instant::now();
+                    let wait = match self.bot_due(now) {
+                        Some(due) if due <= now => {
+                            self.tick();
+                            continue;
+                        }
+                        Some(due) => (due - now).min(SIGNAL_CHECK),
+                        None => SIGNAL_CHECK,
+                    };
+                    if event::poll(wait)? {
                         self.handle_event(&event::read()?);
                     }
                 }
-                None => self.handle_event(&event::read()?),
             }
         }
         Ok(())
+    }
+
+    /// Ctrl-Z: suspend the game (job control), the terminal restored.
+    pub(crate) fn suspend(&mut self) {
+        self.suspend = true;
     }
 
     /// The screen showing.
