@@ -472,6 +472,25 @@ mod tui {
         );
     }
 
+    #[test]
+    fn a_dumb_terminal_gets_the_line_mode() {
+        let Some(tmux) = Tmux::start_command(
+            "a_dumb_terminal_gets_the_line_mode",
+            60,
+            20,
+            &["env", "TERM=dumb", OXO, "play", "--x", "A", "--o", "B"],
+        ) else {
+            return;
+        };
+        let screen = tmux.wait_for("the line mode", |s| s.contains("A (X) to move"));
+        assert!(screen.contains("Players: A (X) vs B (O)"), "{screen}");
+        assert_eq!(
+            tmux.flags().split(' ').next(),
+            Some("0"),
+            "no alternate screen"
+        );
+    }
+
     /// `kill -SIGNAL` from outside ends the game with the terminal restored
     /// (cooked mode, normal screen, cursor shown) and the conventional
     /// status (128 + the signal's number).

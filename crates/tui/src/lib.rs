@@ -11,7 +11,8 @@
 //!   stable; [`run_lines`] lists them.
 //!
 //! [`run`] picks the line mode when standard input or output is not a
-//! terminal, or when [`Config::plain`] asks for it. The public surface is
+//! terminal, when the terminal cannot address its cursor (`TERM=dumb`, or
+//! no `TERM`), or when [`Config::plain`] asks for it. The public surface is
 //! what `oxo play` needs: [`Config`] (with its [`Seat`]s, parsed from the
 //! flags), [`run`], and [`run_lines`] for any reader and writer.
 //!
@@ -64,8 +65,9 @@ mod ui;
 pub use config::{Config, ParseSeatError, Seat};
 pub use line::run_lines;
 
-/// Runs `oxo play`: the line mode if `config.plain` or if standard input or
-/// output is not a terminal, else the full-screen game. Returns when the
+/// Runs `oxo play`: the line mode if `config.plain`, if standard input or
+/// output is not a terminal, or if the terminal cannot address its cursor
+/// (`TERM=dumb` or unset); else the full-screen game. Returns when the
 /// player quits or the input ends.
 ///
 /// # Errors
@@ -73,7 +75,11 @@ pub use line::run_lines;
 /// Terminal or I/O errors. A closed output pipe (`oxo play | head`) is not
 /// an error.
 pub fn run(config: Config) -> io::Result<()> {
-    let result = if config.plain || !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+    let result = if config.plain
+        || !io::stdin().is_terminal()
+        || !io::stdout().is_terminal()
+        || !can_address_cursor()
+    {
         run_lines(&config, io::stdin().lock(), io::stdout().lock())
     } else {
         run_tui(config)
@@ -82,6 +88,12 @@ pub fn run(config: Config) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
+}
+
+/// Whether the terminal can move its cursor about: not when `TERM` is
+/// `dumb` (Emacs shells, some CI logs), empty or unset.
+fn can_address_cursor() -> bool {
+    std::env::var("TERM").is_ok_and(|term| !term.is_empty() && term != "dumb")
 }
 
 /// Runs the full-screen game until the player quits.
