@@ -16,6 +16,8 @@ pub(crate) enum Opponent {
     Person,
     /// A bot.
     Bot,
+    /// Two bots, to watch.
+    Bots,
 }
 
 /// A field of the set-up form.
@@ -23,8 +25,8 @@ pub(crate) enum Opponent {
 pub(crate) enum Field {
     /// Two people or against a bot.
     Mode,
-    /// The bot's strength.
-    Level,
+    /// The strength of the bot playing this mark.
+    Level(Player),
     /// Which mark the bot plays.
     BotSide,
     /// The name of the person playing this mark.
@@ -41,8 +43,9 @@ pub(crate) enum Field {
 pub(crate) struct SetupForm {
     /// Two people or against a bot.
     pub(crate) opponent: Opponent,
-    /// The bot's strength.
-    pub(crate) level: BotLevel,
+    /// The bots' strengths (the one in [`SetupForm::bot_side`] against a
+    /// person, both for bots only).
+    pub(crate) levels: ByPlayer<BotLevel>,
     /// The mark the bot plays.
     pub(crate) bot_side: Player,
     /// The names typed so far for each mark (the bot's is not used).
@@ -57,19 +60,26 @@ impl SetupForm {
     /// The form showing `config`'s choices.
     #[must_use]
     pub(crate) fn from_config(config: &Config) -> SetupForm {
+        // A default name is shown as the field's placeholder, not typed in
+        // it: typing replaces it.
         let human_name = |seat: &Seat, p: Player| match seat {
-            Seat::Human(name) => name.clone(),
-            Seat::Bot(_) => DEFAULT_NAMES[p].to_owned(),
+            Seat::Human(name) if name != DEFAULT_NAMES[p] => name.clone(),
+            Seat::Human(_) | Seat::Bot(_) => String::new(),
         };
         let names = ByPlayer::new_with(|p| human_name(&config.players[p], p));
-        let (opponent, level, bot_side) = match (&config.players.x, &config.players.o) {
-            (Seat::Human(_), Seat::Human(_)) => (Opponent::Person, BotLevel::Perfect, Player::O),
-            (Seat::Bot(level), Seat::Human(_)) => (Opponent::Bot, *level, Player::X),
-            (_, Seat::Bot(level)) => (Opponent::Bot, *level, Player::O),
+        let levels = ByPlayer::new_with(|p| match config.players[p] {
+            Seat::Bot(level) => level,
+            Seat::Human(_) => BotLevel::Perfect,
+        });
+        let (opponent, bot_side) = match (&config.players.x, &config.players.o) {
+            (Seat::Human(_), Seat::Human(_)) => (Opponent::Person, Player::O),
+            (Seat::Bot(_), Seat::Human(_)) => (Opponent::Bot, Player::X),
+            (Seat::Human(_), Seat::Bot(_)) => (Opponent::Bot, Player::O),
+            (Seat::Bot(_), Seat::Bot(_)) => (Opponent::Bots, Player::O),
         };
         SetupForm {
             opponent,
-            level,
+            levels,
             bot_side,
             names,
             first: config.first,
@@ -90,9 +100,16 @@ impl SetupForm {
             ],
             Opponent::Bot => vec![
                 Field::Mode,
-                Field::Level,
+                Field::Level(self.bot_side),
                 Field::BotSide,
                 Field::Name(!self.bot_side),
+                Field::First,
+                Field::Start,
+            ],
+            Opponent::Bots => vec![
+                Field::Mode,
+                Field::Level(Player::X),
+                Field::Level(Player::O),
                 Field::First,
                 Field::Start,
             ],
@@ -110,13 +127,16 @@ impl SetupForm {
     pub(crate) fn cycle(&mut self, forward: bool) {
         match self.focus {
             Field::Mode => {
-                self.opponent = match self.opponent {
-                    Opponent::Person => Opponent::Bot,
-                    Opponent::Bot => Opponent::Person,
-                };
+                let modes = [Opponent::Person, Opponent::Bot, Opponent::Bots];
+                self.opponent = step(&modes, self.opponent, forward);
             }
-            Field::Level => self.level = step(&BotLevel::ALL, self.level, forward),
-            Field::BotSide => self.bot_side = !self.bot_side,
+            Field::Level(p) => self.levels[p] = step(&BotLevel::ALL, self.levels[p], forward),
+            Field::BotSide => {
+                // The bot keeps its level when it changes sides.
+                let level = self.levels[self.bot_side];
+                self.bot_side = !self.bot_side;
+                self.levels[self.bot_side] = level;
+            }
             Field::First => self.first = step(&Starter::ALL, self.first, forward),
             Field::Name(_) | Field::Start => {}
         }
@@ -135,6 +155,13 @@ impl SetupForm {
         true
     }
 
+    /// Clears the focused name (Ctrl-U).
+    pub(crate) fn clear(&mut self) {
+        if let Field::Name(p) = self.focus {
+            self.names[p].clear();
+        }
+    }
+
     /// Deletes the last character of the focused name.
     pub(crate) fn backspace(&mut self) {
         if let Field::Name(p) = self.focus {
@@ -146,8 +173,13 @@ impl SetupForm {
     #[must_use]
     pub(crate) fn seats(&self) -> ByPlayer<Seat> {
         ByPlayer::new_with(|p| {
-            if self.opponent == Opponent::Bot && p == self.bot_side {
-                Seat::Bot(self.level)
+            let bot = match self.opponent {
+                Opponent::Person => false,
+                Opponent::Bot => p == self.bot_side,
+                Opponent::Bots => true,
+            };
+            if bot {
+                Seat::Bot(self.levels[p])
             } else {
                 Seat::Human(
                     check_name(&self.names[p]).unwrap_or_else(|_| DEFAULT_NAMES[p].to_owned()),
@@ -174,6 +206,63 @@ mod tests {
     use super::*;
 
     #[test]
+    fn names_start_empty_and_ctrl_u_clears_them() {
+        let mut form = SetupForm::from_config(&Config::default());
+        assert_eq!(
+            form.names,
+            ByPlayer {
+                x: String::new(),
+                o: String::new()
+            }
+        );
+        form.focus = Field::Name(Player::X);
+        for c in "Ann".chars() {
+            form.type_char(c);
+        }
+        assert_eq!(
+            form.names.x, "Ann",
+            "typing does not append to a default name"
+        );
+        form.clear();
+        assert_eq!(form.names.x, "");
+        let seats = form.seats();
+        assert_eq!(
+            seats.x,
+            Seat::Human("Player 1".into()),
+            "an empty name plays as the default"
+        );
+        // A name given on the command line is kept.
+        let form = SetupForm::from_config(&Config::seated("Zoe", "Bob"));
+        assert_eq!(form.names.x, "Zoe");
+    }
+
+    #[test]
+    fn the_set_up_can_choose_bot_against_bot() {
+        let mut form = SetupForm::from_config(&Config::default());
+        form.cycle(true);
+        form.cycle(true);
+        assert_eq!(form.opponent, Opponent::Bots);
+        assert_eq!(
+            form.fields(),
+            vec![
+                Field::Mode,
+                Field::Level(Player::X),
+                Field::Level(Player::O),
+                Field::First,
+                Field::Start
+            ]
+        );
+        form.focus = Field::Level(Player::X);
+        form.cycle(false);
+        let seats = form.seats();
+        assert_eq!(seats.x, Seat::Bot(BotLevel::Medium));
+        assert_eq!(seats.o, Seat::Bot(BotLevel::Perfect));
+        form.focus = Field::Mode;
+        form.cycle(true);
+        assert_eq!(form.opponent, Opponent::Person, "the modes go round");
+    }
+
+    #[test]
     fn form_against_a_bot() {
         let mut form = SetupForm::from_config(&Config::default());
         assert_eq!(form.fields().len(), 5);
@@ -183,16 +272,16 @@ mod tests {
             form.fields(),
             vec![
                 Field::Mode,
-                Field::Level,
+                Field::Level(Player::O),
                 Field::BotSide,
                 Field::Name(Player::X),
                 Field::First,
                 Field::Start
             ]
         );
-        form.focus = Field::Level;
+        form.focus = Field::Level(Player::O);
         form.cycle(false);
-        assert_eq!(form.level, BotLevel::Medium);
+        assert_eq!(form.levels.o, BotLevel::Medium);
         form.focus = Field::BotSide;
         form.cycle(true);
         form.focus = Field::Name(Player::O);

@@ -51,6 +51,10 @@ impl App {
             self.suspend();
             return;
         }
+        if ctrl && matches!(key.code, KeyCode::Char('u' | 'U')) && self.screen() == Screen::Setup {
+            self.form_mut().clear();
+            return;
+        }
         if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
             return;
         }
@@ -214,11 +218,14 @@ mod tests {
         // Mode: against a bot; down to the name; type it; start.
         press(&mut app, ">");
         app.handle_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
-        assert_eq!(app.form().focus, Field::Level);
+        assert_eq!(app.form().focus, Field::Level(Player::O));
         press(&mut app, "<");
         app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
         app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
-        press(&mut app, "\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}\u{8}Zoë q");
+        press(&mut app, "Zo");
+        app.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        assert_eq!(app.form().names.x, "", "Ctrl-U clears the name");
+        press(&mut app, "Zoë q");
         press(&mut app, "\n");
         let s = app.session().expect("started");
         assert_eq!(s.label(Player::X), "Zoë q (X)");

@@ -17,7 +17,9 @@ use crate::theme::Theme;
 fn field_label(form: &SetupForm, field: Field) -> &'static str {
     match field {
         Field::Mode => "Mode",
-        Field::Level => "Bot",
+        Field::Level(_) if form.opponent == Opponent::Bot => "Bot",
+        Field::Level(Player::X) => "Bot X",
+        Field::Level(Player::O) => "Bot O",
         Field::BotSide => "Bot plays",
         Field::Name(_) if form.opponent == Opponent::Bot => "Your name",
         Field::Name(Player::X) => "Name of X",
@@ -95,8 +97,12 @@ pub(super) fn render_setup(form: &SetupForm, theme: Theme, body: Rect, buf: &mut
             Field::Mode => match form.opponent {
                 Opponent::Person => ("Two players".to_owned(), "one keyboard"),
                 Opponent::Bot => ("Against a bot".to_owned(), ""),
+                Opponent::Bots => ("Bot against bot".to_owned(), "to watch"),
             },
-            Field::Level => (form.level.display_name().to_owned(), level_note(form.level)),
+            Field::Level(p) => (
+                form.levels[p].display_name().to_owned(),
+                level_note(form.levels[p]),
+            ),
             Field::BotSide => (
                 form.bot_side.to_string(),
                 form.bot_side.fold_xo("you play O", "you play X"),
@@ -116,7 +122,9 @@ pub(super) fn render_setup(form: &SetupForm, theme: Theme, body: Rect, buf: &mut
                     " ",
                     Style::new().add_modifier(Modifier::REVERSED),
                 ));
-            } else if name.trim().is_empty() {
+            }
+            if name.is_empty() {
+                // The placeholder: the name played under if none is typed.
                 spans.push(Span::styled(DEFAULT_NAMES[p], theme.dim()));
             }
         } else if focused {
