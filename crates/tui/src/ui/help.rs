@@ -1,4 +1,6 @@
-//! The help window: every key, in a full and a compact version.
+//! The help window: the keys of the screen it is opened on, in a full and
+//! a compact version. It always ends with how to close it: when the
+//! terminal is too short for every key, the last keys give way.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
@@ -6,9 +8,24 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::widgets::render_window;
+use crate::app::Screen;
 use crate::theme::Theme;
 
-pub(super) fn render_help(theme: Theme, area: Rect, buf: &mut Buffer) {
+/// The set-up screen's keys: full, then compact.
+const SETUP: [(&str, &str); 10] = [
+    ("↑↓  Tab", "next or previous field"),
+    ("←→  Space", "change the choice"),
+    ("letters", "type a name (q and ? too, on a name)"),
+    ("Backspace", "delete the last letter"),
+    ("Ctrl-U", "clear the name"),
+    ("Enter", "start the game"),
+    ("Esc", "back to the game (or quit)"),
+    ("?", "show or hide this help"),
+    ("q  Ctrl-C", "quit"),
+    ("", ""),
+];
+
+pub(super) fn render_help(screen: Screen, theme: Theme, area: Rect, buf: &mut Buffer) {
     const FULL: [(&str, &str); 15] = [
         ("←↑↓→  h j k l", "move the cursor"),
         ("Enter  Space", "place your mark at the cursor"),
@@ -40,13 +57,16 @@ pub(super) fn render_help(theme: Theme, area: Rect, buf: &mut Buffer) {
         ("q", "quit"),
         ("", ""),
     ];
-    let (rows, key_w): (&[(&str, &str)], usize) = if area.width >= 64 {
-        (&FULL, 15)
-    } else {
-        (&COMPACT, 10)
+    let (rows, key_w): (&[(&str, &str)], usize) = match screen {
+        Screen::Setup => (&SETUP, 12),
+        Screen::Game if area.width >= 64 => (&FULL, 15),
+        Screen::Game => (&COMPACT, 10),
     };
+    // Room inside the window, less the closing line.
+    let room = usize::from(area.height.saturating_sub(3));
     let mut lines: Vec<Line> = rows
         .iter()
+        .take(room)
         .map(|(key, what)| {
             Line::from(vec![
                 Span::styled(format!(" {key:<key_w$}"), theme.key()),

@@ -56,7 +56,7 @@ impl Widget for &App {
         }
         render_footer(self, footer, buf);
         if self.overlay() == Some(Overlay::Help) {
-            render_help(self.theme(), area, buf);
+            render_help(self.screen(), self.theme(), area, buf);
         }
     }
 }

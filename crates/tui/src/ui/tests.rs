@@ -271,3 +271,22 @@ fn wide_names_never_hide_a_score_or_the_round() {
         );
     }
 }
+
+#[test]
+fn help_shows_the_keys_of_its_screen_and_always_how_to_close_it() {
+    let mut setup = App::new(Config::default(), Theme::MONO);
+    setup.toggle_help();
+    let screen = draw(&setup, 80, 24).backend().to_string();
+    assert!(screen.contains("Ctrl-U"), "set-up keys: {screen}");
+    assert!(screen.contains("start the game"), "{screen}");
+    assert!(
+        !screen.contains("place your mark"),
+        "no game keys on set-up: {screen}"
+    );
+    let mut game = game(&[B2]);
+    game.toggle_help();
+    for (w, h) in [(80, 24), (40, 18), (32, 14), (60, 15)] {
+        let screen = draw(&game, w, h).backend().to_string();
+        assert!(screen.contains("any key to close"), "{w}×{h}: {screen}");
+    }
+}
