@@ -445,6 +445,9 @@ mod tui {
         assert_eq!(results(&screen), Some(2));
 
         // Quit: the program ends and the terminal is restored.
+        // With scores on the screen, q asks once.
+        tmux.send(&["q"]);
+        tmux.wait_for("the question", |s| s.contains("Press q again to quit"));
         tmux.send(&["q"]);
         let screen = tmux.wait_for("the exit", |s| s.contains("TTY="));
         assert!(screen.contains("EXIT=0"), "{screen}");

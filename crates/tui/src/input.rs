@@ -58,6 +58,9 @@ impl App {
         if ctrl || key.modifiers.contains(KeyModifiers::ALT) {
             return;
         }
+        if !matches!(key.code, KeyCode::Char('q' | 'Q')) {
+            self.disarm_quit();
+        }
         if self.too_small() {
             // Only "enlarge it, or press q": nothing may happen unseen.
             if matches!(key.code, KeyCode::Char('q' | 'Q')) {
@@ -119,7 +122,7 @@ fn game_key(app: &mut App, code: KeyCode) {
         KeyCode::Char('r') => app.restart(),
         KeyCode::Char('n') => app.open_setup(),
         KeyCode::Char('?') => app.toggle_help(),
-        KeyCode::Char('q') => app.quit(),
+        KeyCode::Char('q') => app.ask_quit(),
         KeyCode::Esc => app.cancel(),
         _ => {}
     }
@@ -183,6 +186,26 @@ mod tests {
         press(&mut app, "5");
         assert_eq!(app.moves(), vec![Square::B2]);
         app.handle_event(&Event::Resize(20, 10));
+        press(&mut app, "q");
+        assert!(!app.is_running());
+    }
+
+    #[test]
+    fn quitting_with_scores_on_screen_asks_once() {
+        let mut app = two_people();
+        press(&mut app, "q");
+        assert!(!app.is_running(), "nothing to lose: q quits at once");
+        let mut app = two_people();
+        press(&mut app, "5q");
+        assert!(app.is_running(), "a game under way: q asks first");
+        assert!(
+            app.message().is_some_and(|m| m.text.contains("q again")),
+            "{:?}",
+            app.message()
+        );
+        press(&mut app, "1");
+        press(&mut app, "q");
+        assert!(app.is_running(), "another key in between: ask again");
         press(&mut app, "q");
         assert!(!app.is_running());
     }

@@ -108,6 +108,8 @@ pub(crate) struct App {
     bot_at: Option<Instant>,
     /// Ctrl-Z was pressed: the loop suspends the game.
     suspend: bool,
+    /// `q` was pressed once with scores on the screen: the next `q` quits.
+    quit_armed: bool,
 }
 
 impl App {
@@ -130,6 +132,7 @@ impl App {
             size: None,
             bot_at: None,
             suspend: false,
+            quit_armed: false,
         };
         if !app.config.setup {
             app.start(app.config.clone());

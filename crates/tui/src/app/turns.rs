@@ -172,6 +172,26 @@ impl App {
         self.answer();
     }
 
+    /// `q` on the game screen: quits at once when nothing would be lost;
+    /// with moves or scores on the screen, asks once ("press q again").
+    pub(crate) fn ask_quit(&mut self) {
+        let at_stake = self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.scores().rounds() > 0 || !s.game().moves().is_empty());
+        if !at_stake || self.quit_armed {
+            self.quit();
+        } else {
+            self.quit_armed = true;
+            self.warn("Press q again to quit: the scores are not kept");
+        }
+    }
+
+    /// Any key but `q` takes back a first `q`.
+    pub(crate) fn disarm_quit(&mut self) {
+        self.quit_armed = false;
+    }
+
     /// Starts the next round once the game is over.
     pub(crate) fn next_round(&mut self) {
         self.column = None;

@@ -40,7 +40,7 @@ pub(super) fn render_help(screen: Screen, theme: Theme, area: Rect, buf: &mut Bu
         ("Enter", "next round, once the game is over"),
         ("n", "new game: back to set-up"),
         ("?", "show or hide this help"),
-        ("q  Ctrl-C", "quit"),
+        ("q  Ctrl-C", "quit (q twice with scores on the screen)"),
         ("", ""),
     ];
     const COMPACT: [(&str, &str); 12] = [
