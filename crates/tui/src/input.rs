@@ -159,8 +159,11 @@ mod tests {
     #[test]
     fn keys_play_a_game() {
         let mut app = two_people();
-        // 5 = b2, hjkl move, Enter places, "c1" by name.
-        press(&mut app, "5hk\nc1");
+        // 5 = b2 (the cursor then leaves it for b1, the nearest free cell),
+        // hjkl move, Enter places, "c1" by name.
+        press(&mut app, "5");
+        assert_eq!(app.cursor(), Square::B1);
+        press(&mut app, "h\nc1");
         assert_eq!(app.moves(), vec![Square::B2, Square::A1, Square::C1]);
         press(&mut app, "u");
         assert_eq!(app.moves(), vec![Square::B2, Square::A1]);

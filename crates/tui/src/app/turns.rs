@@ -105,12 +105,34 @@ impl App {
             Ok(_) => {
                 self.message = None;
                 self.answer();
+                self.cursor_off_played();
             }
             Err(Refusal::GameOver) => {
                 self.warn("The game is over: Enter starts the next round");
             }
             Err(Refusal::BotToMove) => self.warn("Wait for the bot's move"),
             Err(refusal) => self.warn(refusal.to_string()),
+        }
+    }
+
+    /// Moves the cursor off a played cell to the nearest free one (reading
+    /// order breaks ties), so that Enter never lands on a taken cell.
+    fn cursor_off_played(&mut self) {
+        let Some(s) = &self.session else {
+            return;
+        };
+        let board = s.game().position().board();
+        if board.get(self.cursor).is_none() || s.game().is_over() {
+            return;
+        }
+        let (col, row) = (self.cursor.column(), self.cursor.row());
+        let distance = |sq: Square| sq.column().abs_diff(col) + sq.row().abs_diff(row);
+        if let Some(free) = Square::ALL
+            .into_iter()
+            .filter(|&sq| board.get(sq).is_none())
+            .min_by_key(|&sq| distance(sq))
+        {
+            self.cursor = free;
         }
     }
 

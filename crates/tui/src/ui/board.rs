@@ -63,6 +63,9 @@ impl Size {
 /// Everything the cells need to know to draw themselves.
 pub(super) struct CellView {
     pub(super) cursor: Option<Square>,
+    /// The last move, marked so that a bot's reply shows without reading
+    /// the message line.
+    pub(super) last: Option<Square>,
     pub(super) win: Bitboard,
     pub(super) over: bool,
     pub(super) values: [Option<Value>; 9],
@@ -155,6 +158,11 @@ fn render_cell(
             };
             if view.over && !view.win.is_empty() && !winning {
                 style = style.add_modifier(Modifier::DIM);
+            }
+            if view.last == Some(sq) {
+                style = style.add_modifier(Modifier::BOLD);
+                // A dot in the cell's top right corner, inside its border.
+                buf.set_string(rect.right().saturating_sub(2), rect.y, "•", style);
             }
             for (row, line) in size.glyph(player).iter().enumerate() {
                 let (x, y) = centered(line, row as u16);

@@ -95,6 +95,7 @@ pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) 
     }
     let view = CellView {
         cursor: s.human_to_move().map(|_| app.cursor()),
+        last: game.moves().last().copied(),
         win: outcome.map_or(Bitboard::EMPTY, |o| o.cells()),
         over: game.is_over(),
         values,

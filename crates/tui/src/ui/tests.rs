@@ -290,3 +290,42 @@ fn help_shows_the_keys_of_its_screen_and_always_how_to_close_it() {
         assert!(screen.contains("any key to close"), "{w}×{h}: {screen}");
     }
 }
+
+#[test]
+fn the_last_move_is_marked_and_the_cursor_leaves_a_played_cell() {
+    let mut app = App::new(Config::seated("Alice", "bot:perfect"), Theme::MONO);
+    app.play(B2);
+    let s = app.session().expect("a game");
+    let reply = *s.game().moves().last().expect("the bot answered");
+    assert_ne!(reply, B2);
+    assert!(
+        s.game().position().board().get(app.cursor()).is_none(),
+        "the cursor is on a free cell"
+    );
+    for (w, h) in [(100, 35), (80, 24), (40, 18)] {
+        let terminal = draw(&app, w, h);
+        let screen = terminal.backend().to_string();
+        assert_eq!(
+            screen.matches('•').count(),
+            1,
+            "{w}×{h}: one marked cell\n{screen}"
+        );
+        // The mark sits in the bot's reply's cell: on the row of its glyph.
+        let marked_row = rows(&terminal)
+            .iter()
+            .position(|r| r.contains('•'))
+            .expect("marked");
+        let row_label = reply.to_string().chars().nth(1).expect("a row digit");
+        let label_row = rows(&terminal)
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.trim_start().starts_with(row_label) && r.contains('│'))
+            .map(|(i, _)| i)
+            .next()
+            .expect("the row label");
+        assert!(
+            marked_row.abs_diff(label_row) <= 3,
+            "{w}×{h}: {marked_row} vs {label_row}\n{screen}"
+        );
+    }
+}
