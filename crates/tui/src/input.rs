@@ -21,10 +21,14 @@
 //! Values are on `v`, not `h`: `h` moves the cursor left, as the other three
 //! of `h` `j` `k` `l` move it the other ways.
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Rect;
 
 use crate::app::{App, Direction, Screen};
 use crate::form::Field;
+use crate::ui;
 
 impl App {
     /// Handles one terminal event: a key press changes the app; a resize
@@ -33,7 +37,27 @@ impl App {
         match event {
             Event::Key(key) => self.handle_key(*key),
             Event::Resize(width, height) => self.resize(*width, *height),
+            Event::Mouse(mouse) => self.handle_mouse(*mouse),
             _ => {}
+        }
+    }
+
+    /// A left click on a cell of the game screen plays it.
+    fn handle_mouse(&mut self, mouse: MouseEvent) {
+        if mouse.kind != MouseEventKind::Down(MouseButton::Left)
+            || self.screen() != Screen::Game
+            || self.overlay().is_some()
+            || self.too_small()
+        {
+            return;
+        }
+        let Some((width, height)) = self.size() else {
+            return;
+        };
+        let area = Rect::new(0, 0, width, height);
+        if let Some(square) = ui::square_at(area, mouse.column, mouse.row) {
+            self.disarm_quit();
+            self.play(square);
         }
     }
 

@@ -110,7 +110,10 @@ fn can_address_cursor() -> bool {
 fn run_tui(config: Config) -> io::Result<()> {
     let app = App::new(config, Theme::from_env());
     let signals = signals::Watch::start()?;
-    let result = ratatui::try_init().and_then(|mut terminal| app.run(&mut terminal, &signals));
+    let result = ratatui::try_init().and_then(|mut terminal| {
+        signals::capture_mouse()?;
+        app.run(&mut terminal, &signals)
+    });
     signals::restore();
     result
 }

@@ -1,5 +1,6 @@
-//! Signals while the full-screen game runs, so that every way out restores
-//! the terminal.
+//! The terminal's set-up beyond ratatui's (mouse reports) and the signals
+//! while the full-screen game runs, so that every way out restores the
+//! terminal.
 //!
 //! Raw mode turns the keyboard's Ctrl-C and Ctrl-Z into keys, but signals
 //! also come from outside: `timeout 2 oxo play` (SIGTERM), a closed
@@ -18,6 +19,7 @@ use std::io::{self, Write};
 use std::sync::mpsc::{self, Receiver};
 
 use crossterm::cursor::Show;
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{EnterAlternateScreen, enable_raw_mode};
 use ratatui::DefaultTerminal;
@@ -81,9 +83,20 @@ impl Drop for Watch {
     }
 }
 
+/// Reports mouse clicks (a click on a cell plays it); [`restore`] stops
+/// it.
+///
+/// # Errors
+///
+/// The terminal could not be told.
+pub(crate) fn capture_mouse() -> io::Result<()> {
+    execute!(io::stdout(), EnableMouseCapture)
+}
+
 /// Puts the terminal back as the shell expects it (cooked mode, the
-/// normal screen, the cursor shown).
+/// normal screen, the cursor shown, no mouse reports).
 pub(crate) fn restore() {
+    let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
     let _ = execute!(io::stdout(), Show);
     let _ = io::stdout().flush();
@@ -110,7 +123,7 @@ pub(crate) fn suspend(terminal: &mut DefaultTerminal) -> io::Result<()> {
 /// The terminal could not be set up.
 pub(crate) fn resume(terminal: &mut DefaultTerminal) -> io::Result<()> {
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen)?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
     terminal.clear()
 }
 

@@ -250,6 +250,12 @@ impl App {
         self.size = Some((width, height));
     }
 
+    /// The terminal's size, as last told.
+    #[must_use]
+    pub(crate) const fn size(&self) -> Option<(u16, u16)> {
+        self.size
+    }
+
     /// Whether the terminal is too small to draw the game: then only
     /// quitting and resizing act, so that nothing happens unseen.
     #[must_use]

@@ -120,14 +120,22 @@ pub(super) fn render_board(
 
     // Cells.
     for sq in Square::ALL {
-        let rect = Rect::new(
-            gx + 1 + u16::from(sq.column()) * (cw + 1),
-            gy + 1 + u16::from(sq.row()) * (ch + 1),
-            cw,
-            ch,
-        );
+        let rect = cell_rect(size, area, sq);
         render_cell(s, view, size, sq, rect, theme, buf);
     }
+}
+
+/// Where `sq` is drawn when a board of `size` is drawn in `area`.
+pub(super) fn cell_rect(size: Size, area: Rect, sq: Square) -> Rect {
+    let (cw, ch) = size.cell();
+    // The grid starts right of the row labels and below the column labels.
+    let (gx, gy) = (area.x + 2, area.y + 1);
+    Rect::new(
+        gx + 1 + u16::from(sq.column()) * (cw + 1),
+        gy + 1 + u16::from(sq.row()) * (ch + 1),
+        cw,
+        ch,
+    )
 }
 
 fn render_cell(

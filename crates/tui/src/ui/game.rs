@@ -2,7 +2,7 @@
 //! one-line scoreboard under it when the terminal is narrow), and the status
 //! lines under the board. The layout picks the largest board that fits.
 
-use oxo_core::{Bitboard, Player};
+use oxo_core::{Bitboard, Player, Square};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -33,6 +33,19 @@ struct GameLayout {
     status_y: u16,
     /// The horizontal centre of the board.
     center_x: u16,
+}
+
+/// The cell drawn at column `x`, row `y` of the game screen's `body`.
+pub(super) fn square_at(body: Rect, x: u16, y: u16) -> Option<Square> {
+    let layout = game_layout(body);
+    let (bw, bh) = layout.size.labelled();
+    if layout.board.width < bw || layout.board.height < bh {
+        return None;
+    }
+    Square::ALL.into_iter().find(|&sq| {
+        let rect = super::board::cell_rect(layout.size, layout.board, sq);
+        rect.contains(ratatui::layout::Position { x, y })
+    })
 }
 
 fn game_layout(body: Rect) -> GameLayout {

@@ -33,18 +33,33 @@ mod setup;
 mod tests;
 mod widgets;
 
+/// The cell of the game screen at column `x`, row `y` of a terminal of
+/// `area` (for mouse clicks), if a cell is drawn there.
+pub(crate) fn square_at(area: Rect, x: u16, y: u16) -> Option<oxo_core::Square> {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return None;
+    }
+    let [_, body, _] = screen_parts(area);
+    game::square_at(body, x, y)
+}
+
+/// The title bar, the body and the footer of the screen.
+fn screen_parts(area: Rect) -> [Rect; 3] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area)
+}
+
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             render_too_small(area, buf, self.theme());
             return;
         }
-        let [title, body, footer] = Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Fill(1),
-            Constraint::Length(1),
-        ])
-        .areas(area);
+        let [title, body, footer] = screen_parts(area);
         render_title(self, title, buf);
         match self.screen() {
             Screen::Setup => render_setup(self.form(), self.theme(), body, buf),

@@ -329,3 +329,43 @@ fn the_last_move_is_marked_and_the_cursor_leaves_a_played_cell() {
         );
     }
 }
+
+#[test]
+fn a_click_on_a_cell_plays_it() {
+    use crossterm::event::{Event, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    for (w, h) in [(100, 35), (80, 24), (40, 18)] {
+        let mut app = game(&[]);
+        app.resize(w, h);
+        // Where the empty b2 shows its number, 5.
+        let screen = rows(&draw(&app, w, h));
+        let (y, line) = screen
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.contains(" 5 "))
+            .expect("b2's number");
+        let x = line.chars().position(|c| c == '5').expect("the 5");
+        let click = |kind| {
+            Event::Mouse(MouseEvent {
+                kind,
+                column: u16::try_from(x).expect("on screen"),
+                row: u16::try_from(y).expect("on screen"),
+                modifiers: KeyModifiers::NONE,
+            })
+        };
+        app.handle_event(&click(MouseEventKind::Moved));
+        assert!(
+            app.moves().is_empty(),
+            "{w}×{h}: moving the mouse plays nothing"
+        );
+        app.handle_event(&click(MouseEventKind::Down(MouseButton::Left)));
+        assert_eq!(app.moves(), vec![B2], "{w}×{h}");
+        // A click outside the board plays nothing.
+        app.handle_event(&Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: 0,
+            row: h - 1,
+            modifiers: KeyModifiers::NONE,
+        }));
+        assert_eq!(app.moves(), vec![B2], "{w}×{h}");
+    }
+}
