@@ -8,10 +8,29 @@ use clap::Args;
 use oxo_core::{ByPlayer, Starter};
 use oxo_tui::{Config, Seat};
 
+/// Every key of the full-screen game and every command of the line mode,
+/// for `oxo play --help`.
+const KEYS: &str = "\
+Keys (full screen):
+  arrows, h j k l   move the cursor         Enter, Space   place (next round when over)
+  1-9               place on a cell, 1 = a1 top left, row by row
+  a1-c3             place by name           u, Backspace   undo
+  v                 values of free cells    r              replay the round / next round
+  n                 new game (set-up)       ?              the keys of this screen
+  mouse click       place on that cell      Ctrl-Z         suspend (fg resumes)
+  q, Ctrl-C         quit (q asks once with scores on the screen)
+  set-up: Tab/arrows move, Left/Right change, type a name, Ctrl-U clears it
+
+Line mode (--plain, pipes, TERM=dumb): one cell (b2, 5) or command per line:
+  undo (u), restart (r), scores (s), hint (h, v, values), next (n), help (?), quit (q)
+
+Values count plies: win in 3 is three moves, both players' together.";
+
 /// Arguments of `oxo play`.
 ///
 /// Giving any of `--x`, `--o` or `--first` skips the set-up screen.
 #[derive(Debug, Args)]
+#[command(after_long_help = KEYS)]
 pub(crate) struct PlayArgs {
     /// Who plays X: a name, or a bot as bot:random, bot:easy, bot:medium or
     /// bot:perfect [default: "Player 1"].
@@ -26,8 +45,9 @@ pub(crate) struct PlayArgs {
     #[arg(long, value_name = "x|o|toss|alternate")]
     first: Option<Starter>,
     /// Use the plain line mode even on a terminal: the board as text, one
-    /// move (b2 or 5) or command (undo, restart, scores, hint, quit) per line.
-    /// It is also used whenever standard input or output is not a terminal.
+    /// move (b2 or 5) or command (undo, restart, scores, hint, next, help,
+    /// quit) per line. It is also used whenever standard input or output is
+    /// not a terminal, and when TERM is dumb.
     #[arg(long)]
     plain: bool,
     /// Seed for the bots and the coin toss; the same seed and moves replay the

@@ -29,6 +29,27 @@ fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
 }
 
+#[test]
+fn help_lists_every_command_and_key() {
+    let out = play(&["--help"], b"");
+    let text = stdout(&out);
+    for item in [
+        "undo (u)",
+        "restart (r)",
+        "scores (s)",
+        "hint (h, v, values)",
+        "next (n)",
+        "help (?)",
+        "quit (q)",
+        "Ctrl-U",
+        "Ctrl-Z",
+        "mouse click",
+        "plies",
+    ] {
+        assert!(text.contains(item), "{item:?} in oxo play --help:\n{text}");
+    }
+}
+
 mod line_mode {
     use super::*;
 
@@ -175,7 +196,10 @@ mod line_mode {
         // Best first: after a corner, only the centre holds the draw.
         assert!(text.contains("Hint for B (O): b2 draw, "), "{text}");
         assert!(!text.contains("Hint for B (O): b2 draw, a2 draw"));
-        assert!(text.contains("Commands: undo, restart, scores, hint, next, help, quit\n"));
+        assert!(text.contains(
+            "Commands: undo (u), restart (r), scores (s), hint (h, v, values), next (n), help (?), quit (q)\n"
+        ));
+        assert!(text.contains("Values: win in N or loss in N count plies"));
         assert!(!text.contains("plays b2"), "nothing is read after quit");
     }
 

@@ -87,7 +87,8 @@ fn parse(line: &str) -> Option<Command> {
         "restart" | "r" => Command::Restart,
         "next" | "n" => Command::Next,
         "scores" | "score" | "s" => Command::Scores,
-        "hint" | "hints" | "h" => Command::Hint,
+        // `v` and `values` as in the full-screen game.
+        "hint" | "hints" | "h" | "values" | "v" => Command::Hint,
         "help" | "?" => Command::Help,
         "quit" | "exit" | "q" => Command::Quit,
         _ => Command::Play(word.parse().ok()?),
@@ -239,7 +240,8 @@ impl<W: Write> Lines<W> {
             Command::Hint => self.hint(),
             Command::Help => {
                 self.say("Moves: a cell a1..c3 (column a-c, row 1-3 from the top) or 1..9 row by row from the top left (1 = a1, 5 = b2, 9 = c3)")?;
-                self.say("Commands: undo, restart, scores, hint, next, help, quit")
+                self.say("Commands: undo (u), restart (r), scores (s), hint (h, v, values), next (n), help (?), quit (q)")?;
+                self.say("Values: win in N or loss in N count plies, the moves of both players")
             }
             Command::Quit => Ok(()),
         }
@@ -354,6 +356,11 @@ mod tests {
         assert_eq!(parse(" B2 "), Some(Command::Play(Square::B2)));
         assert_eq!(parse("5"), Some(Command::Play(Square::B2)));
         assert_eq!(parse("UNDO"), Some(Command::Undo));
+        assert_eq!(
+            parse("v"),
+            Some(Command::Hint),
+            "v as in the full-screen game"
+        );
         assert_eq!(parse("q"), Some(Command::Quit));
         assert_eq!(parse("d4"), None);
         assert_eq!(parse("0"), None);

@@ -234,7 +234,7 @@ impl App {
     pub(crate) fn toggle_hints(&mut self) {
         self.hints = !self.hints;
         if self.hints {
-            self.info("Each free cell shows its value with perfect play");
+            self.info("Values with perfect play: win/loss in N plies (moves by both), or draw");
         }
     }
 

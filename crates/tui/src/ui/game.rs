@@ -120,8 +120,8 @@ pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) 
 
     // Status: whose turn or the result, then the message.
     let status = status_line(s, theme, body.width);
-    let message = message_line(app, s, theme);
-    let mut lines = vec![status, message];
+    let mut lines = vec![status];
+    lines.extend(message_lines(app, s, theme, body.width));
     if layout.panel.is_none() {
         lines.push(score_line(s, theme, body.width));
     }
@@ -175,23 +175,51 @@ fn status_line(s: &Session, theme: Theme, width: u16) -> Line<'static> {
     }
 }
 
-fn message_line(app: &App, s: &Session, theme: Theme) -> Line<'static> {
-    if let Some(col) = app.pending_column() {
+/// The message under the status, in lines of at most `width` columns
+/// (wrapped at spaces).
+fn message_lines(app: &App, s: &Session, theme: Theme, width: u16) -> Vec<Line<'static>> {
+    let (text, style) = if let Some(col) = app.pending_column() {
         let letter = char::from(b'a' + col);
-        return Line::styled(format!("{letter}… now the row: 1, 2 or 3"), theme.info());
-    }
-    match app.message() {
-        Some(m) if m.tone == Tone::Warn => Line::styled(m.text.clone(), theme.warn()),
-        _ if s.game().is_over() => {
-            Line::styled("Enter or r: next round · n: new game", theme.info())
+        (format!("{letter}… now the row: 1, 2 or 3"), theme.info())
+    } else {
+        match app.message() {
+            Some(m) if m.tone == Tone::Warn => (m.text.clone(), theme.warn()),
+            _ if s.game().is_over() => (
+                "Enter or r: next round · n: new game".to_owned(),
+                theme.info(),
+            ),
+            Some(m) => (m.text.clone(), theme.info()),
+            None if app.hints() => (
+                "Values with perfect play: win/loss in N plies (moves by both), or draw".to_owned(),
+                theme.info(),
+            ),
+            None => return vec![Line::default()],
         }
-        Some(m) => Line::styled(m.text.clone(), theme.info()),
-        None if app.hints() => Line::styled(
-            "Each free cell shows its value with perfect play",
-            theme.info(),
-        ),
-        None => Line::default(),
+    };
+    wrap(&text, usize::from(width))
+        .into_iter()
+        .map(|line| Line::styled(line, style))
+        .collect()
+}
+
+/// `text` in lines of at most `width` columns, broken at spaces (a word
+/// longer than a line is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().expect("one line at least");
+        let need =
+            crate::text::width(line) + usize::from(!line.is_empty()) + crate::text::width(word);
+        if need <= width || line.is_empty() {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&truncate(word, width));
+        } else {
+            lines.push(truncate(word, width));
+        }
     }
+    lines
 }
 
 /// `X NAME N  O NAME N  draws N` in `width` columns: the names are cut

@@ -369,3 +369,22 @@ fn a_click_on_a_cell_plays_it() {
         assert_eq!(app.moves(), vec![B2], "{w}×{h}");
     }
 }
+
+#[test]
+fn long_messages_wrap_on_narrow_terminals() {
+    let mut app = game(&[B2]);
+    press_q(&mut app);
+    let text = app.message().expect("a question").text.clone();
+    let screen = rows(&draw(&app, MIN_WIDTH, 24)).join(" ");
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let squeezed: String = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        squeezed.contains(&words.join(" ")),
+        "{text:?} wraps whole:\n{screen}"
+    );
+}
+
+fn press_q(app: &mut App) {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    app.handle_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+}
