@@ -1,0 +1,146 @@
+//! Where a server is: what people type or copy (`http://host:port`, a
+//! table's link `http://host:port/t/ID`, `ws://host:port/ws`, or
+//! `host:port`) turned into the WebSocket URL and the table, if any.
+
+use std::fmt;
+use std::str::FromStr;
+
+use oxo_protocol::TableId;
+
+/// A server to connect to, and the table a link pointed at.
+///
+/// ```
+/// use oxo_client::Address;
+///
+/// let link: Address = "http://127.0.0.1:8080/t/0f3a".parse()?;
+/// assert_eq!(link.ws_url(), "ws://127.0.0.1:8080/ws");
+/// assert_eq!(link.http_url(), "http://127.0.0.1:8080");
+/// assert_eq!(link.table().map(|t| t.as_str()), Some("0f3a"));
+/// assert_eq!("localhost:9000".parse::<Address>()?.ws_url(), "ws://localhost:9000/ws");
+/// assert!("https://example.org".parse::<Address>().is_err());
+/// # Ok::<_, oxo_client::AddressError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Address {
+    /// `host:port` (or `host`, for port 80).
+    authority: String,
+    table: Option<TableId>,
+}
+
+/// Why a text is not a server address; says what is accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{text}' is not a server address ({why}): use http://HOST:PORT, a table link \
+     http://HOST:PORT/t/TABLE_ID, ws://HOST:PORT/ws or HOST:PORT"
+)]
+pub struct AddressError {
+    text: String,
+    why: &'static str,
+}
+
+impl Address {
+    /// The WebSocket URL of the protocol (`ws://host:port/ws`).
+    #[must_use]
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/ws", self.authority)
+    }
+
+    /// The server's HTTP base (`http://host:port`), for the HTTP API and
+    /// the links to give to others.
+    #[must_use]
+    pub fn http_url(&self) -> String {
+        format!("http://{}", self.authority)
+    }
+
+    /// The link to a table at this server, as the browser shows it.
+    #[must_use]
+    pub fn table_link(&self, table: &TableId) -> String {
+        format!("{}/t/{table}", self.http_url())
+    }
+
+    /// The table a link pointed at, if it did.
+    #[must_use]
+    pub const fn table(&self) -> Option<&TableId> {
+        self.table.as_ref()
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.table {
+            Some(table) => f.write_str(&self.table_link(table)),
+            None => f.write_str(&self.http_url()),
+        }
+    }
+}
+
+impl FromStr for Address {
+    type Err = AddressError;
+
+    fn from_str(text: &str) -> Result<Address, AddressError> {
+        let refuse = |why| AddressError {
+            text: text.chars().take(100).collect(),
+            why,
+        };
+        let trimmed = text.trim();
+        let rest = match trimmed.split_once("://") {
+            Some(("http" | "ws", rest)) => rest,
+            Some(("https" | "wss", _)) => return Err(refuse("TLS is not supported yet")),
+            Some(_) => return Err(refuse("unknown scheme")),
+            None => trimmed,
+        };
+        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
+        if authority.is_empty() || !authority.chars().all(valid) {
+            return Err(refuse("no host"));
+        }
+        let path = path.trim_end_matches('/');
+        let table = match path.split_once('/') {
+            None if path.is_empty() || path == "ws" => None,
+            Some(("t", id)) if !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                Some(TableId::from(id))
+            }
+            _ => return Err(refuse("an unknown path")),
+        };
+        Ok(Address {
+            authority: authority.to_owned(),
+            table,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_people_type_or_copy() {
+        for (text, ws, table) in [
+            ("http://h:1", "ws://h:1/ws", None),
+            ("http://h:1/", "ws://h:1/ws", None),
+            ("ws://h:1/ws", "ws://h:1/ws", None),
+            ("h:1", "ws://h:1/ws", None),
+            (
+                "  http://[::1]:8080/t/ab12/ ",
+                "ws://[::1]:8080/ws",
+                Some("ab12"),
+            ),
+        ] {
+            let a: Address = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(a.ws_url(), ws, "{text}");
+            assert_eq!(a.table().map(TableId::as_str), table, "{text}");
+        }
+        for bad in [
+            "",
+            "http://",
+            "ftp://h",
+            "http://h/x",
+            "http://h/t/",
+            "h:1/t/a b",
+            "wss://h",
+        ] {
+            let e = bad.parse::<Address>().expect_err(bad);
+            assert!(e.to_string().contains("use http://HOST:PORT"), "{e}");
+        }
+    }
+}

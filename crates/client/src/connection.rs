@@ -1,0 +1,309 @@
+//! One WebSocket connection to `oxo serve`: requests numbered by the
+//! client and matched with their replies, and the server's events in
+//! order.
+//!
+//! A reader task owns the socket's reading half: a frame with the id of a
+//! request still waiting is that request's reply; everything else (`table`,
+//! `chat`, `lobby`, `closing`, and replies nobody waits for) is an event,
+//! delivered in the order it arrived. The writing half stays with the
+//! [`Connection`], so requests go out in the order they are made.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::SinkExt;
+use futures_util::stream::{SplitSink, StreamExt};
+use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, PlayerId, Request, ServerMsg, TableId};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::Address;
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// How long a request waits for its reply by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What went wrong talking to the server.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server could not be reached or the WebSocket handshake failed.
+    #[error("cannot connect to {url}: {reason}")]
+    Connect {
+        /// The URL tried.
+        url: String,
+        /// Why, as the network said.
+        reason: String,
+    },
+    /// The server refused the request; nothing changed.
+    #[error("{message} ({code})")]
+    Refused {
+        /// The stable code.
+        code: ErrorCode,
+        /// What was wrong, for people.
+        message: String,
+    },
+    /// The connection is closed (with the server's code and reason, if it
+    /// sent them).
+    #[error("the connection closed{}", match .0 { Some((code, reason)) => format!(" ({code}: {reason})"), None => String::new() })]
+    Closed(Option<(u16, String)>),
+    /// No reply came in time.
+    #[error("no reply from the server within {0:?}")]
+    Timeout(Duration),
+    /// A reply of the wrong kind (a server speaking another protocol).
+    #[error("unexpected reply: {0}")]
+    Unexpected(String),
+}
+
+/// The `welcome` a `hello` got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Welcome {
+    /// The secret token: keep it to come back as the same player.
+    pub token: String,
+    /// The player's public id.
+    pub player_id: PlayerId,
+    /// The display name in use.
+    pub name: String,
+    /// Tables where the player holds a seat in play.
+    pub tables: Vec<TableId>,
+}
+
+/// Something the server sent that is not a reply to a waiting request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A message: `table`, `chat`, `lobby`, `closing`, ... (boxed: a table
+    /// state is large, a close is not).
+    Message(Box<ServerMsg>),
+    /// The connection closed, with the server's code and reason if it sent
+    /// them. Nothing follows.
+    Closed(Option<(u16, String)>),
+}
+
+type Waiting = Arc<Mutex<HashMap<u64, oneshot::Sender<ServerMsg>>>>;
+
+/// A connection to `oxo serve`.
+#[derive(Debug)]
+pub struct Connection {
+    sink: SplitSink<Socket, Message>,
+    waiting: Waiting,
+    events: mpsc::UnboundedReceiver<Event>,
+    reader: JoinHandle<()>,
+    next_id: u64,
+    timeout: Duration,
+}
+
+impl Connection {
+    /// Connects to the server at `address`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Connect`] if the server cannot be reached.
+    pub async fn connect(address: &Address) -> Result<Connection, Error> {
+        let url = address.ws_url();
+        let (socket, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .map_err(|e| Error::Connect {
+                url: url.clone(),
+                reason: e.to_string(),
+            })?;
+        let (sink, stream) = socket.split();
+        let waiting = Waiting::default();
+        let (tx, events) = mpsc::unbounded_channel();
+        let reader = tokio::spawn(read(stream, Arc::clone(&waiting), tx));
+        Ok(Connection {
+            sink,
+            waiting,
+            events,
+            reader,
+            next_id: 1,
+            timeout: DEFAULT_TIMEOUT,
+        })
+    }
+
+    /// Changes how long requests wait for their replies.
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    /// Says `hello`: with the `token` of an earlier welcome to come back
+    /// as the same player (to the same seats), with a display `name`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Refused`] (e.g. `invalid_token`, `invalid_name`), or the
+    /// connection's errors.
+    pub async fn hello(
+        &mut self,
+        token: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<Welcome, Error> {
+        let reply = self
+            .request(ClientMsg::Hello {
+                version: PROTOCOL_VERSION,
+                token: token.map(str::to_owned),
+                name: name.map(str::to_owned),
+            })
+            .await?;
+        match reply {
+            ServerMsg::Welcome {
+                token,
+                player_id,
+                name,
+                tables,
+                ..
+            } => Ok(Welcome {
+                token,
+                player_id,
+                name,
+                tables,
+            }),
+            other => Err(Error::Unexpected(format!("{other:?}"))),
+        }
+    }
+
+    /// Sends `msg` and waits for its reply (`ok`, `welcome`, `pong`); a
+    /// refusal is [`Error::Refused`]. Events that arrive meanwhile wait in
+    /// [`Connection::next_event`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Refused`], [`Error::Timeout`], [`Error::Closed`].
+    pub async fn request(&mut self, msg: ClientMsg) -> Result<ServerMsg, Error> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let (tx, rx) = oneshot::channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, tx);
+        let text = serde_json::to_string(&Request { id: Some(id), msg })
+            .expect("requests always serialize");
+        if self.sink.send(Message::text(text)).await.is_err() {
+            self.forget(id);
+            return Err(Error::Closed(None));
+        }
+        let reply = match tokio::time::timeout(self.timeout, rx).await {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(_)) => return Err(Error::Closed(None)),
+            Err(_) => {
+                self.forget(id);
+                return Err(Error::Timeout(self.timeout));
+            }
+        };
+        match reply {
+            ServerMsg::Error { code, message, .. } => Err(Error::Refused { code, message }),
+            reply => Ok(reply),
+        }
+    }
+
+    /// Sends a text frame as it is (for tests of what the server does with
+    /// bad input); its reply, if any, arrives as an event.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Closed`].
+    pub async fn send_text(&mut self, text: &str) -> Result<(), Error> {
+        self.sink
+            .send(Message::text(text))
+            .await
+            .map_err(|_| Error::Closed(None))
+    }
+
+    /// The next event, waiting for it; `None` once the connection closed
+    /// and every event was taken.
+    pub async fn next_event(&mut self) -> Option<Event> {
+        self.events.recv().await
+    }
+
+    /// The next event if one is already there.
+    pub fn try_event(&mut self) -> Option<Event> {
+        self.events.try_recv().ok()
+    }
+
+    /// Closes the connection with a close frame (1000).
+    pub async fn close(mut self) {
+        let frame = CloseFrame {
+            code: CloseCode::Normal,
+            reason: "bye".into(),
+        };
+        let _ = self.sink.send(Message::Close(Some(frame))).await;
+        let _ = tokio::time::timeout(Duration::from_secs(1), &mut self.reader).await;
+    }
+
+    fn forget(&self, id: u64) {
+        self.waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+/// The reply id a server message carries, if it is a reply.
+const fn reply_id(msg: &ServerMsg) -> Option<u64> {
+    match msg {
+        ServerMsg::Welcome { id, .. }
+        | ServerMsg::Ok { id, .. }
+        | ServerMsg::Error { id, .. }
+        | ServerMsg::Pong { id, .. } => *id,
+        _ => None,
+    }
+}
+
+/// Reads the socket until it closes: replies to their requests, the rest
+/// to the events.
+async fn read(
+    mut stream: futures_util::stream::SplitStream<Socket>,
+    waiting: Waiting,
+    events: mpsc::UnboundedSender<Event>,
+) {
+    let mut closed = None;
+    while let Some(frame) = stream.next().await {
+        let text = match frame {
+            Ok(Message::Text(text)) => text,
+            Ok(Message::Close(frame)) => {
+                closed = frame.map(|f| (u16::from(f.code), f.reason.to_string()));
+                break;
+            }
+            Ok(_) => continue,
+            Err(_) => break,
+        };
+        let Ok(msg) = serde_json::from_str::<ServerMsg>(&text) else {
+            // Not a message of this protocol version: skipped.
+            continue;
+        };
+        let waiter = reply_id(&msg).and_then(|id| {
+            waiting
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id)
+        });
+        match waiter {
+            Some(tx) => {
+                let _ = tx.send(msg);
+            }
+            None => {
+                if events.send(Event::Message(Box::new(msg))).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    // Requests still waiting learn of the close when their sender drops.
+    waiting
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clear();
+    let _ = events.send(Event::Closed(closed));
+}
