@@ -21,6 +21,11 @@ Keys (full screen):
   q, Ctrl-C         quit (q asks once with scores on the screen)
   set-up: Tab/arrows move, Left/Right change, type a name, Ctrl-U clears it
 
+Online (--server [URL], or a table's LINK): in the lobby, arrows select,
+  Enter joins, w watches, c/p create a public/private table, 1-4 play a
+  server bot, s and t pick the starter rule and the time per move; at a
+  table, r rematch, f forfeit, m chat, Esc back to the lobby.
+
 Line mode (--plain, pipes, TERM=dumb): one cell (b2, 5) or command per line:
   undo (u), restart (r), scores (s), hint (h, v, values), next (n), help (?), quit (q)
 
@@ -54,9 +59,24 @@ pub(crate) struct PlayArgs {
     /// same games [default: from the clock].
     #[arg(long)]
     seed: Option<u64>,
+    /// Play online on `oxo serve` at this address (http://127.0.0.1:8080
+    /// when given without one).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "http://127.0.0.1:8080")]
+    server: Option<oxo_tui::Address>,
+    /// A table's link copied from the browser (http://HOST:PORT/t/TABLE_ID):
+    /// play online at that table.
+    #[arg(value_name = "LINK")]
+    link: Option<oxo_tui::Address>,
+    /// Your name online (the server keeps the last one used with your token).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
 }
 
 pub(crate) fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    if let Some(address) = args.link.or(args.server) {
+        oxo_tui::run_online(address, args.name)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let defaults = Config::default();
     let setup = args.x.is_none() && args.o.is_none() && args.first.is_none();
     let config = Config {

@@ -55,6 +55,7 @@ mod config;
 mod form;
 mod input;
 mod line;
+mod online;
 mod refusal;
 mod session;
 mod signals;
@@ -64,6 +65,8 @@ mod ui;
 
 pub use config::{Config, ParseSeatError, Seat};
 pub use line::run_lines;
+pub use online::run_online;
+pub use oxo_client::Address;
 
 /// Runs `oxo play`: the line mode if `config.plain`, if standard input or
 /// output is not a terminal, or if the terminal cannot address its cursor

@@ -1,0 +1,312 @@
+//! `oxo play --server` in tmux against a real `oxo serve`, with the other
+//! seat held by the protocol client: both see the same moves and result,
+//! the server's record is complete, and a connection killed mid-game (the
+//! server killed and started again) comes back by itself, losing nothing.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use oxo_client::{Address, Connection, Event};
+use oxo_core::{Player, Square};
+use oxo_protocol::{ClientMsg, ServerMsg, TableId, TableState, TableStatus};
+use tokio::process::Child;
+
+mod common;
+
+const OXO: &str = env!("CARGO_BIN_EXE_oxo");
+
+/// A tmux server of our own running `oxo play ARGS`, killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(test: &str, config_dir: &Path, args: &[&str]) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            assert!(std::env::var_os("CI").is_none(), "tmux is missing in CI");
+            eprintln!("SKIPPED {test}: tmux is not installed");
+            return None;
+        }
+        let tmux = Tmux {
+            socket: format!("oxo-online-{test}-{}", std::process::id()),
+        };
+        let dir = format!("OXO_CONFIG_DIR={}", config_dir.display());
+        let mut all = vec![
+            "new-session",
+            "-d",
+            "-s",
+            "oxo",
+            "-x",
+            "110",
+            "-y",
+            "30",
+            "env",
+            &dir,
+            OXO,
+            "play",
+        ];
+        all.extend_from_slice(args);
+        assert!(tmux.run(&all).status.success(), "tmux new-session");
+        Some(tmux)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .env("TERM", "xterm-256color")
+            .env_remove("TMUX")
+            .output()
+            .expect("run tmux")
+    }
+
+    fn send(&self, keys: &str) {
+        assert!(
+            self.run(&["send-keys", "-t", "oxo", "-l", keys])
+                .status
+                .success()
+        );
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "oxo"]).stdout).into_owned()
+    }
+
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// The board rows of the terminal's screen, as `X.O` strings.
+fn board(screen: &str) -> String {
+    screen
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['1', '2', '3']) && l.contains('│'))
+        .map(|l| {
+            l.split('│')
+                .skip(1)
+                .take(3)
+                .map(|c| match c.trim() {
+                    "" => '.',
+                    m => m.chars().next().unwrap_or('?'),
+                })
+                .collect::<String>()
+        })
+        .collect()
+}
+
+/// The table state the client last saw, or the next one, that satisfies
+/// `ready`.
+async fn table_until(
+    conn: &mut Connection,
+    last: &mut Option<TableState>,
+    ready: impl Fn(&TableState) -> bool,
+) -> TableState {
+    if let Some(t) = last.as_ref().filter(|t| ready(t)) {
+        return t.clone();
+    }
+    let wait = async {
+        loop {
+            match conn.next_event().await {
+                Some(Event::Message(msg)) => {
+                    if let ServerMsg::Table { table } = *msg {
+                        *last = Some(table.clone());
+                        if ready(&table) {
+                            return table;
+                        }
+                    }
+                }
+                other => panic!("the client lost the server: {other:?}"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), wait)
+        .await
+        .expect("a table state in time")
+}
+
+async fn serve(db: &Path, addr: &str) -> (Child, SocketAddr) {
+    let db = db.to_str().expect("UTF-8");
+    common::start_with(OXO, &["serve", "--addr", addr, "--db", db], None).await
+}
+
+#[tokio::test]
+async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped_connection() {
+    let dir = common::TempDir::new("play-online");
+    let db = dir.join("oxo.db");
+    let (server, addr) = serve(&db, "127.0.0.1:0").await;
+    let url = format!("http://{addr}");
+    let Some(tmux) = Tmux::start(
+        "game",
+        &dir.join("cfg"),
+        &["--server", &url, "--name", "Tess"],
+    ) else {
+        return;
+    };
+    tmux.wait_for("the lobby", |s| s.contains("Open tables"));
+    tmux.send("c");
+    tmux.wait_for("the new table", |s| s.contains("Waiting for an opponent"));
+
+    let address: Address = url.parse().expect("an address");
+    let mut otto = Connection::connect(&address).await.expect("connect");
+    let welcome = otto.hello(None, Some("Otto")).await.expect("welcome");
+    otto.request(ClientMsg::WatchLobby)
+        .await
+        .expect("the lobby");
+    let table: TableId = loop {
+        match otto.next_event().await {
+            Some(Event::Message(msg)) => {
+                if let ServerMsg::Lobby { tables } = *msg {
+                    if let Some(t) = tables.first() {
+                        break t.id.clone();
+                    }
+                }
+            }
+            other => panic!("no lobby: {other:?}"),
+        }
+    };
+    otto.request(ClientMsg::JoinTable {
+        table_id: table.clone(),
+        seat: None,
+    })
+    .await
+    .expect("Otto joins");
+    let mut last = None;
+    let state = table_until(&mut otto, &mut last, |t| {
+        t.status == TableStatus::InProgress
+    })
+    .await;
+    let tess = if state.players.x.as_ref().is_some_and(|p| p.name == "Tess") {
+        Player::X
+    } else {
+        Player::O
+    };
+
+    // X plays a1 a2 a3, O b1 b2: X wins. Tess types cells; Otto sends them.
+    let moves = [Square::A1, Square::B1, Square::A2, Square::B2, Square::A3];
+    for (i, cell) in moves.into_iter().enumerate() {
+        let mover = if i % 2 == 0 { Player::X } else { Player::O };
+        if mover == tess {
+            tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
+            tmux.send(&(cell.index() + 1).to_string());
+        } else {
+            table_until(&mut otto, &mut last, |t| t.turn == Some(mover)).await;
+            otto.request(ClientMsg::Move {
+                table_id: table.clone(),
+                cell,
+                game_id: None,
+            })
+            .await
+            .expect("Otto's move");
+        }
+        let seen = table_until(&mut otto, &mut last, |t| t.moves.len() > i).await;
+        assert_eq!(seen.moves[i], cell);
+    }
+    let end = table_until(&mut otto, &mut last, |t| t.status == TableStatus::RoundOver).await;
+    let screen = tmux.wait_for("the result", |s| s.contains("wins (line)"));
+    assert_eq!(board(&screen), "XO.XO.X..", "{screen}");
+    assert_eq!(end.board, "XO.XO.X..");
+    assert_eq!(end.scores.x, 1);
+
+    // The server's record has every move.
+    let game_id = end.game_id.clone().expect("a game id");
+    let (status, body) = common::get(addr, &format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let record: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(
+        record["moves"].as_array().map(Vec::len),
+        Some(5),
+        "{record}"
+    );
+
+    // A second round; after its first move the server dies (every
+    // connection with it) and starts again on the same address.
+    tmux.send("r");
+    otto.request(ClientMsg::Rematch {
+        table_id: table.clone(),
+    })
+    .await
+    .expect("rematch");
+    let round2 = table_until(&mut otto, &mut last, |t| {
+        t.round == 2 && t.status == TableStatus::InProgress
+    })
+    .await;
+    let first = round2.turn.expect("a side to move");
+    if first == tess {
+        tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
+        tmux.send("5");
+    } else {
+        otto.request(ClientMsg::Move {
+            table_id: table.clone(),
+            cell: Square::B2,
+            game_id: None,
+        })
+        .await
+        .expect("Otto's move");
+    }
+    table_until(&mut otto, &mut last, |t| t.round == 2 && t.moves.len() == 1).await;
+    // The table alternates starters: round 2's first mark may be O.
+    let after_one = format!("....{}....", first.char());
+    let after_two = format!("{}...{}....", (!first).char(), first.char());
+    tmux.wait_for("the move on the terminal", |s| board(s) == after_one);
+    drop(otto);
+    let mut server = server;
+    server.kill().await.expect("kill the server");
+    let _ = server.wait().await;
+    tmux.wait_for("the drop", |s| s.contains("reconnecting"));
+    let (server, _) = serve(&db, &addr.to_string()).await;
+    let screen = tmux.wait_for("the terminal back online", |s| {
+        s.contains("· online") && board(s) == after_one
+    });
+    assert!(screen.contains("round 2"), "{screen}");
+
+    // Otto comes back with his token; the game goes on where it was.
+    let mut otto = Connection::connect(&address).await.expect("connect again");
+    last = None;
+    otto.hello(Some(&welcome.token), None)
+        .await
+        .expect("welcome back");
+    otto.request(ClientMsg::Sync {
+        table_id: table.clone(),
+    })
+    .await
+    .expect("sync");
+    let state = table_until(&mut otto, &mut last, |t| t.round == 2).await;
+    assert_eq!(state.board, after_one);
+    let second = !first;
+    if second == tess {
+        tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
+        tmux.send("1");
+    } else {
+        otto.request(ClientMsg::Move {
+            table_id: table.clone(),
+            cell: Square::A1,
+            game_id: None,
+        })
+        .await
+        .expect("Otto's move after the restart");
+    }
+    let state = table_until(&mut otto, &mut last, |t| t.moves.len() == 2).await;
+    assert_eq!(state.moves, vec![Square::B2, Square::A1]);
+    tmux.wait_for("both moves on the terminal", |s| board(s) == after_two);
+    common::stop(server).await;
+}

@@ -1,0 +1,117 @@
+//! Online play: `oxo play --server http://HOST:PORT` (or a table's link)
+//! plays on `oxo serve` through the documented protocol, with
+//! [`oxo_client`].
+//!
+//! A lobby lists the open tables (live); a table can be joined, watched, or
+//! created (public, private with a link to give, or against a server bot of
+//! any level, with the starter rule and a time per move). At a table: the
+//! board, both players with their connection state and reconnect
+//! countdown, the clock, the scoreboard, chat, rematch and forfeit. A
+//! dropped connection comes back by itself with the player's token (kept
+//! in the config directory, see `tokens`), where it was.
+//!
+//! The network runs in its own thread (a Tokio runtime, `net`); the screen
+//! stays on the main thread with the same terminal set-up, signals and
+//! restore as the offline game.
+
+use std::io;
+use std::sync::mpsc as std_mpsc;
+use std::time::Duration;
+
+use crossterm::event::{self, Event};
+use oxo_client::Address;
+use ratatui::DefaultTerminal;
+use tokio::sync::mpsc;
+
+use crate::signals::{self, Signal, Watch};
+use state::Online;
+
+mod net;
+mod state;
+mod tokens;
+mod view;
+
+/// How often the screen redraws (clocks and countdowns) and looks for
+/// news while no key arrives.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Plays online at `address` as `name` (the server's default if `None`)
+/// until the player quits.
+///
+/// # Errors
+///
+/// The server cannot be reached (the error says where and why), or the
+/// terminal failed.
+pub fn run_online(address: Address, name: Option<String>) -> io::Result<()> {
+    use std::io::IsTerminal;
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        return Err(io::Error::other(
+            "online play needs a terminal (standard input and output)",
+        ));
+    }
+    let (ask_tx, ask_rx) = mpsc::unbounded_channel();
+    let (news_tx, news_rx) = std_mpsc::channel();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let net_address = address.clone();
+    let network = std::thread::Builder::new()
+        .name("oxo-online".into())
+        .spawn(move || runtime.block_on(net::run(net_address, name, ask_rx, news_tx)))?;
+    let mut online = Online::new(address, ask_tx);
+    // Connect before taking over the terminal: a server that cannot be
+    // reached is one clear line on the normal screen.
+    match news_rx.recv_timeout(Duration::from_secs(15)) {
+        Ok(first) => online.news(first),
+        Err(_) => return Err(io::Error::other("the server did not answer in 15 s")),
+    }
+    if let Some(why) = online.failed.take() {
+        drop(online);
+        let _ = network.join();
+        return Err(io::Error::other(why));
+    }
+    let signals = Watch::start()?;
+    let result = ratatui::try_init().and_then(|mut terminal| {
+        signals::capture_mouse()?;
+        run(&mut online, &mut terminal, &news_rx, &signals)
+    });
+    signals::restore();
+    let failed = online.failed.take();
+    drop(online);
+    let _ = network.join();
+    result?;
+    match failed {
+        Some(why) => Err(io::Error::other(why)),
+        None => Ok(()),
+    }
+}
+
+fn run(
+    online: &mut Online,
+    terminal: &mut DefaultTerminal,
+    news: &std_mpsc::Receiver<net::News>,
+    signals: &Watch,
+) -> io::Result<()> {
+    while online.running {
+        while let Ok(n) = news.try_recv() {
+            online.news(n);
+        }
+        if !online.running {
+            break;
+        }
+        terminal.draw(|frame| frame.render_widget(&*online, frame.area()))?;
+        match signals.next() {
+            Some(Signal::End(signal)) => signals::die_of(signal),
+            Some(Signal::Suspend) => signals::suspend(terminal)?,
+            Some(Signal::Resume) => signals::resume(terminal)?,
+            None => {
+                if event::poll(TICK)? {
+                    if let Event::Key(key) = event::read()? {
+                        online.key(key);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! The network side of online play: one task that keeps a connection to
+//! the server (reconnecting with the player's token when it drops), sends
+//! what the screen asks and reports what the server says.
+//!
+//! The screen runs on the main thread and talks to this task through two
+//! channels: [`Ask`] in, [`News`] out.
+
+use std::sync::mpsc as std_mpsc;
+use std::time::Duration;
+
+use oxo_client::{Address, Connection, Error, Event};
+use oxo_protocol::{ClientMsg, PlayerId, ServerMsg, TableId};
+use tokio::sync::mpsc;
+
+use super::tokens;
+
+/// What the screen asks of the server.
+#[derive(Clone, Debug)]
+pub(crate) enum Ask {
+    /// A request; its refusal comes back as [`News::Refused`].
+    Send(ClientMsg),
+    /// The table now shown (to sync it again after a reconnect).
+    Showing(Option<TableId>),
+}
+
+/// What the server said, or what happened to the connection.
+#[derive(Debug)]
+pub(crate) enum News {
+    /// Connected (again) as this player.
+    Welcome { name: String, player_id: PlayerId },
+    /// A server message (events and the replies that carry news, such as
+    /// the id of a table just created).
+    Message(Box<ServerMsg>),
+    /// A request was refused: the server's words.
+    Refused(String),
+    /// The connection dropped; trying again.
+    Reconnecting(String),
+    /// The server cannot be reached at all, or refused the player.
+    Failed(String),
+}
+
+/// Runs until the screen goes away (its end of `asks` closes).
+pub(crate) async fn run(
+    address: Address,
+    name: Option<String>,
+    mut asks: mpsc::UnboundedReceiver<Ask>,
+    news: std_mpsc::Sender<News>,
+) {
+    let mut showing: Option<TableId> = address.table().cloned();
+    let mut first = true;
+    let mut delay = Duration::from_millis(250);
+    loop {
+        let mut conn = match connect(&address, name.as_deref(), &news).await {
+            Ok(conn) => conn,
+            Err(e) if first => {
+                let _ = news.send(News::Failed(e.to_string()));
+                return;
+            }
+            Err(e) => {
+                let _ = news.send(News::Reconnecting(e.to_string()));
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(5));
+                continue;
+            }
+        };
+        delay = Duration::from_millis(250);
+        let _ = conn.request(ClientMsg::WatchLobby).await;
+        if let Some(table) = &showing {
+            let msg = if first {
+                ClientMsg::WatchTable {
+                    table_id: table.clone(),
+                }
+            } else {
+                ClientMsg::Sync {
+                    table_id: table.clone(),
+                }
+            };
+            send(&mut conn, msg, &news).await;
+        }
+        first = false;
+        loop {
+            tokio::select! {
+                ask = asks.recv() => match ask {
+                    None => {
+                        conn.close().await;
+                        return;
+                    }
+                    Some(Ask::Showing(table)) => showing = table,
+                    Some(Ask::Send(msg)) => send(&mut conn, msg, &news).await,
+                },
+                event = conn.next_event() => match event {
+                    Some(Event::Message(msg)) => {
+                        if news.send(News::Message(msg)).is_err() {
+                            return;
+                        }
+                    }
+                    closed => {
+                        let why = match closed {
+                            Some(Event::Closed(why)) => why,
+                            _ => None,
+                        };
+                        let why = why.map_or_else(
+                            || "the connection dropped".to_owned(),
+                            |(code, reason)| format!("the server closed the connection ({code}: {reason})"),
+                        );
+                        let _ = news.send(News::Reconnecting(why));
+                        break;
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// Connects and says hello with the saved token (a token the server no
+/// longer knows is dropped, and the player starts afresh).
+async fn connect(
+    address: &Address,
+    name: Option<&str>,
+    news: &std_mpsc::Sender<News>,
+) -> Result<Connection, Error> {
+    let mut conn = Connection::connect(address).await?;
+    let saved = tokens::load(address);
+    let welcome = match conn.hello(saved.as_deref(), name).await {
+        Ok(w) => w,
+        Err(Error::Refused { .. }) if saved.is_some() => conn.hello(None, name).await?,
+        Err(e) => return Err(e),
+    };
+    if let Err(e) = tokens::save(address, &welcome.token) {
+        let _ = news.send(News::Refused(format!("could not save the token: {e}")));
+    }
+    let _ = news.send(News::Welcome {
+        name: welcome.name,
+        player_id: welcome.player_id,
+    });
+    Ok(conn)
+}
+
+/// Sends `msg`; a refusal goes to the screen, and an `ok` that carries a
+/// table id (a table created) goes there too.
+async fn send(conn: &mut Connection, msg: ClientMsg, news: &std_mpsc::Sender<News>) {
+    match conn.request(msg).await {
+        Ok(
+            reply @ ServerMsg::Ok {
+                table_id: Some(_), ..
+            },
+        ) => {
+            let _ = news.send(News::Message(Box::new(reply)));
+        }
+        Ok(_) => {}
+        Err(Error::Refused { message, .. }) => {
+            let _ = news.send(News::Refused(message));
+        }
+        // The connection's trouble shows as its close.
+        Err(_) => {}
+    }
+}

@@ -1,0 +1,306 @@
+//! The online screen's state: the lobby, the table shown, the cursor, the
+//! chat, and what each key asks of the server.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use oxo_client::Address;
+use oxo_core::{BotLevel, Player, Square, Starter};
+use oxo_protocol::{
+    BotSeat, ClientMsg, LobbyTable, PlayerId, ServerMsg, TableId, TableOptions, TableState,
+    TableStatus,
+};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::net::{Ask, News};
+
+/// Per-move time limits on offer for new tables, in seconds (0: none).
+const CLOCKS: [u32; 4] = [0, 15, 30, 60];
+
+/// Chat lines kept on screen.
+const CHAT_LINES: usize = 4;
+
+/// The online screen.
+#[derive(Debug)]
+pub(crate) struct Online {
+    pub(crate) address: Address,
+    pub(crate) name: String,
+    pub(crate) me: Option<PlayerId>,
+    pub(crate) connected: bool,
+    pub(crate) lobby: Vec<LobbyTable>,
+    pub(crate) selected: usize,
+    pub(crate) table: Option<TableState>,
+    /// When the table state arrived (its clocks count from then).
+    pub(crate) table_at: Instant,
+    pub(crate) cursor: Square,
+    pub(crate) chat: Vec<String>,
+    /// A chat line being typed.
+    pub(crate) typing: Option<String>,
+    pub(crate) message: String,
+    /// For new tables: who starts, and the time per move.
+    pub(crate) starter: Starter,
+    pub(crate) clock: usize,
+    pub(crate) running: bool,
+    /// Why the game ended without the player quitting.
+    pub(crate) failed: Option<String>,
+    asks: UnboundedSender<Ask>,
+}
+
+impl Online {
+    pub(crate) fn new(address: Address, asks: UnboundedSender<Ask>) -> Online {
+        Online {
+            address,
+            name: String::new(),
+            me: None,
+            connected: false,
+            lobby: Vec::new(),
+            selected: 0,
+            table: None,
+            table_at: Instant::now(),
+            cursor: Square::B2,
+            chat: Vec::new(),
+            typing: None,
+            message: "Connecting…".to_owned(),
+            starter: Starter::Alternate,
+            clock: 0,
+            running: true,
+            failed: None,
+            asks,
+        }
+    }
+
+    fn ask(&mut self, msg: ClientMsg) {
+        let _ = self.asks.send(Ask::Send(msg));
+    }
+
+    fn show(&mut self, table: Option<TableId>) {
+        let _ = self.asks.send(Ask::Showing(table));
+    }
+
+    /// My seat at the table shown, if I hold one.
+    pub(crate) fn my_seat(&self) -> Option<Player> {
+        let (table, me) = (self.table.as_ref()?, self.me.as_ref()?);
+        Player::ALL
+            .into_iter()
+            .find(|&p| table.players[p].as_ref().is_some_and(|i| i.id == *me))
+    }
+
+    /// Takes in what the network task reports.
+    pub(crate) fn news(&mut self, news: News) {
+        match news {
+            News::Welcome { name, player_id } => {
+                self.connected = true;
+                self.message = format!("Connected to {} as {name}", self.address.http_url());
+                self.name = name;
+                self.me = Some(player_id);
+            }
+            News::Reconnecting(why) => {
+                self.connected = false;
+                self.message = format!("{why}; reconnecting…");
+            }
+            News::Failed(why) => {
+                self.failed = Some(why);
+                self.running = false;
+            }
+            News::Refused(why) => self.message = why,
+            News::Message(msg) => self.server(*msg),
+        }
+    }
+
+    fn server(&mut self, msg: ServerMsg) {
+        match msg {
+            ServerMsg::Lobby { tables } => {
+                self.lobby = tables;
+                self.selected = self.selected.min(self.lobby.len().saturating_sub(1));
+            }
+            ServerMsg::Table { table } => {
+                let shown = self.table.as_ref().map(|t| &t.id);
+                if shown.is_none() || shown == Some(&table.id) {
+                    if self.table.is_none() {
+                        self.show(Some(table.id.clone()));
+                    }
+                    self.table = Some(table);
+                    self.table_at = Instant::now();
+                }
+            }
+            ServerMsg::Chat {
+                table_id,
+                from_name,
+                text,
+                ..
+            } if self.table.as_ref().is_some_and(|t| t.id == table_id) => {
+                self.chat.push(format!("{from_name}: {text}"));
+                let extra = self.chat.len().saturating_sub(CHAT_LINES);
+                self.chat.drain(..extra);
+            }
+            ServerMsg::Ok {
+                table_id: Some(id), ..
+            } if self.table.as_ref().is_none_or(|t| t.id != id) => {
+                self.message = format!(
+                    "Table created: give a friend {}",
+                    self.address.table_link(&id)
+                );
+            }
+            ServerMsg::Closing { reason } => self.message = reason,
+            _ => {}
+        }
+    }
+
+    /// Handles a key.
+    pub(crate) fn key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('c' | 'd'))
+        {
+            self.running = false;
+            return;
+        }
+        if let Some(line) = &mut self.typing {
+            match key.code {
+                KeyCode::Enter => {
+                    let text = std::mem::take(line);
+                    self.typing = None;
+                    if let (false, Some(table)) = (text.trim().is_empty(), &self.table) {
+                        let table_id = table.id.clone();
+                        self.ask(ClientMsg::Chat { table_id, text });
+                    }
+                }
+                KeyCode::Esc => self.typing = None,
+                KeyCode::Backspace => {
+                    line.pop();
+                }
+                KeyCode::Char(c) if !c.is_control() && line.chars().count() < 280 => line.push(c),
+                _ => {}
+            }
+            return;
+        }
+        match self.table {
+            Some(_) => self.table_key(key.code),
+            None => self.lobby_key(key.code),
+        }
+    }
+
+    fn lobby_key(&mut self, code: KeyCode) {
+        match code {
+            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.selected = (self.selected + 1).min(self.lobby.len().saturating_sub(1));
+            }
+            KeyCode::Enter => {
+                if let Some(t) = self.lobby.get(self.selected) {
+                    let table_id = t.id.clone();
+                    self.ask(ClientMsg::JoinTable {
+                        table_id,
+                        seat: None,
+                    });
+                }
+            }
+            KeyCode::Char('w') => {
+                if let Some(t) = self.lobby.get(self.selected) {
+                    let table_id = t.id.clone();
+                    self.ask(ClientMsg::WatchTable { table_id });
+                }
+            }
+            KeyCode::Char('c') => self.create(true, None),
+            KeyCode::Char('p') => self.create(false, None),
+            KeyCode::Char(c @ '1'..='4') => {
+                let level = BotLevel::ALL[usize::from(c as u8 - b'1')];
+                self.create(false, Some(level));
+            }
+            KeyCode::Char('s') => {
+                let at = Starter::ALL
+                    .iter()
+                    .position(|&s| s == self.starter)
+                    .unwrap_or(0);
+                self.starter = Starter::ALL[(at + 1) % Starter::ALL.len()];
+            }
+            KeyCode::Char('t') => self.clock = (self.clock + 1) % CLOCKS.len(),
+            KeyCode::Char('q') | KeyCode::Esc => self.running = false,
+            _ => {}
+        }
+    }
+
+    fn create(&mut self, public: bool, bot: Option<BotLevel>) {
+        let secs = CLOCKS[self.clock];
+        let options = TableOptions {
+            public,
+            starter: self.starter,
+            move_time_ms: (secs > 0).then_some(secs * 1000),
+            bot: bot.map(|level| BotSeat {
+                level,
+                think_ms: 400,
+            }),
+            ..TableOptions::default()
+        };
+        self.ask(ClientMsg::CreateTable { options });
+    }
+
+    /// The time per move offered for new tables, for people.
+    pub(crate) fn clock_text(&self) -> String {
+        match CLOCKS[self.clock] {
+            0 => "no clock".to_owned(),
+            s => format!("{s} s a move"),
+        }
+    }
+
+    fn table_key(&mut self, code: KeyCode) {
+        let Some(table) = &self.table else {
+            return;
+        };
+        let id = table.id.clone();
+        let (col, row) = (self.cursor.column(), self.cursor.row());
+        let step = |c: u8, r: u8| Square::from_coords(c % 3, r % 3);
+        match code {
+            KeyCode::Left | KeyCode::Char('h') => {
+                self.cursor = step(col + 2, row).unwrap_or(self.cursor)
+            }
+            KeyCode::Right | KeyCode::Char('l') => {
+                self.cursor = step(col + 1, row).unwrap_or(self.cursor)
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.cursor = step(col, row + 2).unwrap_or(self.cursor)
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.cursor = step(col, row + 1).unwrap_or(self.cursor)
+            }
+            KeyCode::Enter | KeyCode::Char(' ') => self.play(id, self.cursor),
+            KeyCode::Char(c @ '1'..='9') => {
+                if let Ok(sq) = Square::try_from(c as u8 - b'1') {
+                    self.cursor = sq;
+                    self.play(id, sq);
+                }
+            }
+            KeyCode::Char('r') => self.ask(ClientMsg::Rematch { table_id: id }),
+            KeyCode::Char('f') => self.ask(ClientMsg::Forfeit { table_id: id }),
+            KeyCode::Char('m') | KeyCode::Char('/') => self.typing = Some(String::new()),
+            KeyCode::Esc | KeyCode::Char('L') => {
+                self.ask(ClientMsg::LeaveTable { table_id: id });
+                self.table = None;
+                self.chat.clear();
+                self.show(None);
+                self.message = "Back in the lobby".to_owned();
+            }
+            KeyCode::Char('q') => self.running = false,
+            _ => {}
+        }
+    }
+
+    fn play(&mut self, table_id: TableId, cell: Square) {
+        let game_id = self.table.as_ref().and_then(|t| t.game_id.clone());
+        if self
+            .table
+            .as_ref()
+            .is_some_and(|t| t.status != TableStatus::InProgress)
+        {
+            self.message = "The round is over: r asks for a rematch".to_owned();
+            return;
+        }
+        self.ask(ClientMsg::Move {
+            table_id,
+            cell,
+            game_id,
+        });
+    }
+}
