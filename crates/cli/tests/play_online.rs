@@ -5,8 +5,7 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use oxo_client::{Address, Connection, Event};
 use oxo_core::{Player, Square};
@@ -15,86 +14,9 @@ use tokio::process::Child;
 
 mod common;
 
+use common::tmux::Tmux;
+
 const OXO: &str = env!("CARGO_BIN_EXE_oxo");
-
-/// A tmux server of our own running `oxo play ARGS`, killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(test: &str, config_dir: &Path, args: &[&str]) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            assert!(std::env::var_os("CI").is_none(), "tmux is missing in CI");
-            eprintln!("SKIPPED {test}: tmux is not installed");
-            return None;
-        }
-        let tmux = Tmux {
-            socket: format!("oxo-online-{test}-{}", std::process::id()),
-        };
-        let dir = format!("OXO_CONFIG_DIR={}", config_dir.display());
-        let mut all = vec![
-            "new-session",
-            "-d",
-            "-s",
-            "oxo",
-            "-x",
-            "110",
-            "-y",
-            "30",
-            "env",
-            &dir,
-            OXO,
-            "play",
-        ];
-        all.extend_from_slice(args);
-        assert!(tmux.run(&all).status.success(), "tmux new-session");
-        Some(tmux)
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket, "-f", "/dev/null"])
-            .args(args)
-            .env("TERM", "xterm-256color")
-            .env_remove("TMUX")
-            .output()
-            .expect("run tmux")
-    }
-
-    fn send(&self, keys: &str) {
-        assert!(
-            self.run(&["send-keys", "-t", "oxo", "-l", keys])
-                .status
-                .success()
-        );
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "oxo"]).stdout).into_owned()
-    }
-
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if ready(&screen) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {what}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
 
 /// The board rows of the terminal's screen, as `X.O` strings.
 fn board(screen: &str) -> String {
@@ -155,15 +77,15 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     let db = dir.join("oxo.db");
     let (server, addr) = serve(&db, "127.0.0.1:0").await;
     let url = format!("http://{addr}");
-    let Some(tmux) = Tmux::start(
-        "game",
-        &dir.join("cfg"),
-        &["--server", &url, "--name", "Tess"],
-    ) else {
+    let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
+    let command = [
+        "env", &config, OXO, "play", "--server", &url, "--name", "Tess",
+    ];
+    let Some(tmux) = Tmux::start_command("online_game", 110, 30, &command) else {
         return;
     };
     tmux.wait_for("the lobby", |s| s.contains("Open tables"));
-    tmux.send("c");
+    tmux.send(&["c"]);
     tmux.wait_for("the new table", |s| s.contains("Waiting for an opponent"));
 
     let address: Address = url.parse().expect("an address");
@@ -207,7 +129,7 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
         let mover = if i % 2 == 0 { Player::X } else { Player::O };
         if mover == tess {
             tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
-            tmux.send(&(cell.index() + 1).to_string());
+            tmux.send(&["-l", &(cell.index() + 1).to_string()]);
         } else {
             table_until(&mut otto, &mut last, |t| t.turn == Some(mover)).await;
             otto.request(ClientMsg::Move {
@@ -240,7 +162,7 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
 
     // A second round; after its first move the server dies (every
     // connection with it) and starts again on the same address.
-    tmux.send("r");
+    tmux.send(&["r"]);
     otto.request(ClientMsg::Rematch {
         table_id: table.clone(),
     })
@@ -253,7 +175,7 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     let first = round2.turn.expect("a side to move");
     if first == tess {
         tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
-        tmux.send("5");
+        tmux.send(&["5"]);
     } else {
         otto.request(ClientMsg::Move {
             table_id: table.clone(),
@@ -295,7 +217,7 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     let second = !first;
     if second == tess {
         tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
-        tmux.send("1");
+        tmux.send(&["1"]);
     } else {
         otto.request(ClientMsg::Move {
             table_id: table.clone(),

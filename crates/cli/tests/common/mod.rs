@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub, missing_docs)]
 
+pub mod tmux;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
