@@ -3,6 +3,7 @@
 
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 mod common;
 
@@ -347,6 +348,40 @@ mod tui {
             Some("0"),
             "no alternate screen"
         );
+    }
+
+    /// A terminal that goes away (its window closed) ends the game: it
+    /// neither lingers nor spins on a terminal that answers every read with
+    /// nothing.
+    #[test]
+    fn a_closed_terminal_ends_the_game() {
+        let Some(tmux) = Tmux::start_command(
+            "a_closed_terminal_ends_the_game",
+            60,
+            20,
+            &[OXO, "play", "--x", "A", "--o", "B"],
+        ) else {
+            return;
+        };
+        tmux.wait_for("the game", |s| s.contains("A (X) to move"));
+        let pid = tmux.oxo_pid_or_pane();
+        let _ = tmux.run(&["kill-server"]);
+        let start = Instant::now();
+        loop {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let state = state
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next());
+            if matches!(state, None | Some("Z" | "X")) {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "oxo play {pid} still runs ({state:?}) after its terminal closed"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// `kill -SIGNAL` from outside ends the game with the terminal restored

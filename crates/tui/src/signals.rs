@@ -14,6 +14,9 @@
 //!   the terminal up again and redraw;
 //! - SIGCONT alone (after a SIGSTOP, which cannot be caught): set the
 //!   terminal up again and redraw.
+//!
+//! The thread answers them itself, so that they work even while the event
+//! loop is stuck (a terminal that hung up makes crossterm's reads spin).
 
 use std::io::{self, Write};
 use std::sync::mpsc::{self, Receiver};
@@ -22,20 +25,8 @@ use crossterm::cursor::Show;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{EnterAlternateScreen, enable_raw_mode};
-use ratatui::DefaultTerminal;
 use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGTSTP};
 use signal_hook::iterator::{Handle, Signals};
-
-/// What a signal asks of the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Signal {
-    /// End now, and die of this signal once the terminal is restored.
-    End(i32),
-    /// Stop (job control), the terminal restored meanwhile.
-    Suspend,
-    /// Continued: set the terminal up again and redraw.
-    Resume,
-}
 
 /// The signals the game listens to, while it runs.
 #[derive(Debug)]
@@ -54,11 +45,26 @@ impl Watch {
         let mut signals = Signals::new([SIGTERM, SIGHUP, SIGINT, SIGTSTP, SIGCONT])?;
         let handle = signals.handle();
         let (tx, rx) = mpsc::channel();
+        // The signals are answered here, not by the event loop: a loop stuck
+        // in a read (a terminal that hung up makes every read return at
+        // once with nothing) must not keep the process alive.
         std::thread::Builder::new()
             .name("oxo-signals".into())
             .spawn(move || {
                 for signal in signals.forever() {
-                    if tx.send(signal).is_err() {
+                    match signal {
+                        SIGTSTP => {
+                            restore();
+                            let _ = signal_hook::low_level::emulate_default_handler(SIGTSTP);
+                            let _ = set_up();
+                        }
+                        SIGCONT => {
+                            let _ = set_up();
+                        }
+                        other => die_of(other),
+                    }
+                    // Continued: the loop repaints everything.
+                    if tx.send(SIGCONT).is_err() {
                         break;
                     }
                 }
@@ -66,14 +72,14 @@ impl Watch {
         Ok(Watch { rx, handle })
     }
 
-    /// The next signal that arrived, if any.
-    pub(crate) fn next(&self) -> Option<Signal> {
-        let signal = self.rx.try_recv().ok()?;
-        Some(match signal {
-            SIGTSTP => Signal::Suspend,
-            SIGCONT => Signal::Resume,
-            other => Signal::End(other),
-        })
+    /// Whether the game was suspended and continued since the last call
+    /// (the terminal is set up again; the screen needs a full repaint).
+    pub(crate) fn resumed(&self) -> bool {
+        let mut any = false;
+        while self.rx.try_recv().is_ok() {
+            any = true;
+        }
+        any
     }
 }
 
@@ -102,29 +108,18 @@ pub(crate) fn restore() {
     let _ = io::stdout().flush();
 }
 
-/// Restores the terminal and stops the process (as SIGTSTP's default
-/// would); returns once it is continued, with the terminal set up again
-/// and the next draw a full one.
-///
-/// # Errors
-///
-/// The terminal could not be set up again.
-pub(crate) fn suspend(terminal: &mut DefaultTerminal) -> io::Result<()> {
-    restore();
-    signal_hook::low_level::emulate_default_handler(SIGTSTP)?;
-    resume(terminal)
+/// Suspends the game (Ctrl-Z): raises SIGTSTP, which the signal thread
+/// answers as for one from outside (terminal restored, stopped, set up
+/// again when continued).
+pub(crate) fn suspend() {
+    let _ = signal_hook::low_level::raise(SIGTSTP);
 }
 
-/// Sets the terminal up again (after a stop) and clears it so that the
-/// next draw repaints everything.
-///
-/// # Errors
-///
-/// The terminal could not be set up.
-pub(crate) fn resume(terminal: &mut DefaultTerminal) -> io::Result<()> {
+/// Sets the terminal up again after a stop: raw mode, the alternate
+/// screen, mouse reports.
+fn set_up() -> io::Result<()> {
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-    terminal.clear()
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)
 }
 
 /// Restores the terminal, then ends the process of `signal` as its

@@ -112,6 +112,19 @@ impl Tmux {
         }
     }
 
+    /// The pid of `oxo play`: the window's own process when it runs the
+    /// game directly, else the child of its shell.
+    pub fn oxo_pid_or_pane(&self) -> String {
+        let pane = self.run(&["display", "-p", "-t", "oxo", "#{pane_pid}"]);
+        let pane = String::from_utf8_lossy(&pane.stdout).trim().to_owned();
+        let comm = std::fs::read_to_string(format!("/proc/{pane}/comm")).unwrap_or_default();
+        if comm.trim() == "oxo" {
+            pane
+        } else {
+            self.oxo_pid()
+        }
+    }
+
     /// Sends `signal` (`TERM`, `HUP`, ...) to `oxo play`.
     pub fn signal(&self, signal: &str) {
         let pid = self.oxo_pid();

@@ -17,7 +17,7 @@ use ratatui::DefaultTerminal;
 use crate::config::Config;
 use crate::form::SetupForm;
 use crate::session::Session;
-use crate::signals::{self, Signal, Watch};
+use crate::signals::{self, Watch};
 use crate::theme::Theme;
 
 mod turns;
@@ -157,25 +157,25 @@ impl App {
         self.resize(size.width, size.height);
         while self.is_running() {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
-            match signals.next() {
-                Some(Signal::End(signal)) => signals::die_of(signal),
-                Some(Signal::Suspend) => signals::suspend(terminal)?,
-                Some(Signal::Resume) => signals::resume(terminal)?,
-                None if std::mem::take(&mut self.suspend) => signals::suspend(terminal)?,
-                None => {
-                    let now = Instant::now();
-                    let wait = match self.bot_due(now) {
-                        Some(due) if due <= now => {
-                            self.tick();
-                            continue;
-                        }
-                        Some(due) => (due - now).min(SIGNAL_CHECK),
-                        None => SIGNAL_CHECK,
-                    };
-                    if event::poll(wait)? {
-                        self.handle_event(&event::read()?);
-                    }
+            if signals.resumed() {
+                terminal.clear()?;
+                continue;
+            }
+            if std::mem::take(&mut self.suspend) {
+                signals::suspend();
+                continue;
+            }
+            let now = Instant::now();
+            let wait = match self.bot_due(now) {
+                Some(due) if due <= now => {
+                    self.tick();
+                    continue;
                 }
+                Some(due) => (due - now).min(SIGNAL_CHECK),
+                None => SIGNAL_CHECK,
+            };
+            if event::poll(wait)? {
+                self.handle_event(&event::read()?);
             }
         }
         Ok(())

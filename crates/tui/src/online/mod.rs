@@ -23,7 +23,7 @@ use oxo_client::Address;
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc;
 
-use crate::signals::{self, Signal, Watch};
+use crate::signals::{self, Watch};
 use state::Online;
 
 mod net;
@@ -100,16 +100,13 @@ fn run(
             break;
         }
         terminal.draw(|frame| frame.render_widget(&*online, frame.area()))?;
-        match signals.next() {
-            Some(Signal::End(signal)) => signals::die_of(signal),
-            Some(Signal::Suspend) => signals::suspend(terminal)?,
-            Some(Signal::Resume) => signals::resume(terminal)?,
-            None => {
-                if event::poll(TICK)? {
-                    if let Event::Key(key) = event::read()? {
-                        online.key(key);
-                    }
-                }
+        if signals.resumed() {
+            terminal.clear()?;
+            continue;
+        }
+        if event::poll(TICK)? {
+            if let Event::Key(key) = event::read()? {
+                online.key(key);
             }
         }
     }
