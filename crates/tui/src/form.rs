@@ -191,7 +191,7 @@ impl SetupForm {
 
 /// The option after `now` in `all` (`forward`) or before it, wrapping
 /// around; the first one if `now` is not among them.
-fn step<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T {
+pub(crate) fn step<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T {
     let n = all.len();
     let at = all.iter().position(|&x| x == now).unwrap_or(0);
     all[if forward {

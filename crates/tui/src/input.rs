@@ -130,12 +130,24 @@ fn setup_key(app: &mut App, code: KeyCode) {
     }
 }
 
-fn game_key(app: &mut App, code: KeyCode) {
+/// The cursor key (arrows, or vi's hjkl) `code` is, if it is one: the same
+/// keys online and offline.
+pub(crate) const fn direction(code: KeyCode) -> Option<Direction> {
     match code {
-        KeyCode::Left | KeyCode::Char('h') => app.move_cursor(Direction::Left),
-        KeyCode::Right | KeyCode::Char('l') => app.move_cursor(Direction::Right),
-        KeyCode::Up | KeyCode::Char('k') => app.move_cursor(Direction::Up),
-        KeyCode::Down | KeyCode::Char('j') => app.move_cursor(Direction::Down),
+        KeyCode::Left | KeyCode::Char('h') => Some(Direction::Left),
+        KeyCode::Right | KeyCode::Char('l') => Some(Direction::Right),
+        KeyCode::Up | KeyCode::Char('k') => Some(Direction::Up),
+        KeyCode::Down | KeyCode::Char('j') => Some(Direction::Down),
+        _ => None,
+    }
+}
+
+fn game_key(app: &mut App, code: KeyCode) {
+    if let Some(d) = direction(code) {
+        app.move_cursor(d);
+        return;
+    }
+    match code {
         KeyCode::Enter | KeyCode::Char(' ') => app.confirm(),
         KeyCode::Char(c @ '1'..='9') => app.type_digit(c as u8 - b'0'),
         KeyCode::Char(c @ ('a'..='c' | 'A'..='C')) => {

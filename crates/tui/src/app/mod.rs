@@ -81,6 +81,21 @@ pub(crate) enum Direction {
     Down,
 }
 
+impl Direction {
+    /// The cell next to `from` this way, wrapping around the board's edge.
+    #[must_use]
+    pub(crate) fn step(self, from: Square) -> Square {
+        let (col, row) = (from.column(), from.row());
+        let (col, row) = match self {
+            Direction::Left => ((col + 2) % 3, row),
+            Direction::Right => ((col + 1) % 3, row),
+            Direction::Up => (col, (row + 2) % 3),
+            Direction::Down => (col, (row + 1) % 3),
+        };
+        Square::from_coords(col, row).expect("a column and a row below 3")
+    }
+}
+
 /// The state of the full-screen game.
 ///
 /// A refused move or key changes nothing but the message, which says why.

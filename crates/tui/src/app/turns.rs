@@ -69,16 +69,7 @@ impl App {
 
     /// Moves the cursor one cell, wrapping around the edges.
     pub(crate) fn move_cursor(&mut self, direction: Direction) {
-        let (col, row) = (self.cursor.column(), self.cursor.row());
-        let (col, row) = match direction {
-            Direction::Left => ((col + 2) % 3, row),
-            Direction::Right => ((col + 1) % 3, row),
-            Direction::Up => (col, (row + 2) % 3),
-            Direction::Down => (col, (row + 1) % 3),
-        };
-        if let Some(sq) = Square::from_coords(col, row) {
-            self.cursor = sq;
-        }
+        self.cursor = direction.step(self.cursor);
         self.column = None;
     }
 

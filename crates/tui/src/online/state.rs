@@ -12,7 +12,11 @@ use oxo_protocol::{
 };
 use tokio::sync::mpsc::UnboundedSender;
 
+use oxo_protocol::limits::MAX_CHAT_CHARS;
+
 use super::net::{Ask, News};
+use crate::form::step;
+use crate::input;
 
 /// Per-move time limits on offer for new tables, in seconds (0: none).
 const CLOCKS: [u32; 4] = [0, 15, 30, 60];
@@ -171,7 +175,9 @@ impl Online {
                 KeyCode::Backspace => {
                     line.pop();
                 }
-                KeyCode::Char(c) if !c.is_control() && line.chars().count() < 280 => line.push(c),
+                KeyCode::Char(c) if !c.is_control() && line.chars().count() < MAX_CHAT_CHARS => {
+                    line.push(c);
+                }
                 _ => {}
             }
             return;
@@ -209,13 +215,7 @@ impl Online {
                 let level = BotLevel::ALL[usize::from(c as u8 - b'1')];
                 self.create(false, Some(level));
             }
-            KeyCode::Char('s') => {
-                let at = Starter::ALL
-                    .iter()
-                    .position(|&s| s == self.starter)
-                    .unwrap_or(0);
-                self.starter = Starter::ALL[(at + 1) % Starter::ALL.len()];
-            }
+            KeyCode::Char('s') => self.starter = step(&Starter::ALL, self.starter, true),
             KeyCode::Char('t') => self.clock = (self.clock + 1) % CLOCKS.len(),
             KeyCode::Char('q') | KeyCode::Esc => self.running = false,
             _ => {}
@@ -250,21 +250,11 @@ impl Online {
             return;
         };
         let id = table.id.clone();
-        let (col, row) = (self.cursor.column(), self.cursor.row());
-        let step = |c: u8, r: u8| Square::from_coords(c % 3, r % 3);
+        if let Some(d) = input::direction(code) {
+            self.cursor = d.step(self.cursor);
+            return;
+        }
         match code {
-            KeyCode::Left | KeyCode::Char('h') => {
-                self.cursor = step(col + 2, row).unwrap_or(self.cursor)
-            }
-            KeyCode::Right | KeyCode::Char('l') => {
-                self.cursor = step(col + 1, row).unwrap_or(self.cursor)
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.cursor = step(col, row + 2).unwrap_or(self.cursor)
-            }
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.cursor = step(col, row + 1).unwrap_or(self.cursor)
-            }
             KeyCode::Enter | KeyCode::Char(' ') => self.play(id, self.cursor),
             KeyCode::Char(c @ '1'..='9') => {
                 if let Ok(sq) = Square::try_from(c as u8 - b'1') {
