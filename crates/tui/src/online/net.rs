@@ -58,7 +58,23 @@ pub(crate) async fn run(
             }
             Err(e) => {
                 let _ = news.send(News::Reconnecting(e.to_string()));
-                tokio::time::sleep(delay).await;
+                // Wait before trying again, unless the screen goes away.
+                let pause = tokio::time::sleep(delay);
+                tokio::pin!(pause);
+                loop {
+                    tokio::select! {
+                        () = &mut pause => break,
+                        ask = asks.recv() => match ask {
+                            None => return,
+                            Some(Ask::Showing(table)) => showing = table,
+                            Some(Ask::Send(_)) => {
+                                let _ = news.send(News::Refused(
+                                    "Not connected: trying again…".to_owned(),
+                                ));
+                            }
+                        },
+                    }
+                }
                 delay = (delay * 2).min(Duration::from_secs(5));
                 continue;
             }
