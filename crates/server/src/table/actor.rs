@@ -322,11 +322,7 @@ impl Table {
             }
         }
         let notify = plan.notify;
-        let stored = plan.stored;
         let (events, reply) = self.rules.adopt(plan);
-        if stored {
-            self.lobby_dirty = true;
-        }
         let mut closed = false;
         for event in events {
             match event {

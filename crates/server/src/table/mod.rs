@@ -41,7 +41,7 @@ pub(crate) use env::Env;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 
-use oxo_core::{ByPlayer, Player, Rng};
+use oxo_core::{ByPlayer, Rng};
 use oxo_protocol::{PlayerId, TableId, TableOptions};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -94,10 +94,11 @@ pub(crate) fn create(
 /// whose saved state is impossible is skipped with a warning.
 pub(crate) fn recover(env: &Env, saved: SavedTable, accounts: ByPlayer<Option<Arc<Account>>>) {
     let row = saved.row;
+    // People sit where no bot does.
+    let accounts = ByPlayer::new_with(|p| accounts[p].clone().filter(|_| row.bot_seat != Some(p)));
     let players = ByPlayer::new_with(|p| {
         accounts[p]
             .as_ref()
-            .filter(|_| row.bot_seat != Some(p))
             .map(|a| PlayerId::from(Arc::clone(&a.id)))
     });
     let saved = Saved {
@@ -133,12 +134,10 @@ pub(crate) fn recover(env: &Env, saved: SavedTable, accounts: ByPlayer<Option<Ar
         rules,
         row.created_ms,
     );
-    for p in Player::ALL {
-        if let Some(account) = accounts[p].as_ref().filter(|_| row.bot_seat != Some(p)) {
-            account.try_add_table(&row.id, &live, usize::MAX);
-            table.accounts[p] = Some(Arc::clone(account));
-        }
+    for account in [&accounts.x, &accounts.o].into_iter().flatten() {
+        account.try_add_table(&row.id, &live, usize::MAX);
     }
+    table.accounts = accounts;
     table.lobby_dirty = true;
     let (tx, rx) = mpsc::channel(QUEUE);
     env.tables.register(&row.id, TableHandle::new(tx, live));
