@@ -66,6 +66,23 @@ async fn table_until(
         .expect("a table state in time")
 }
 
+/// `cell` played by whoever holds the seat to move: typed on the terminal
+/// (Tess) once it says it is her move, or sent by Otto's client.
+async fn play(tmux: &Tmux, otto: &mut Connection, tess_moves: bool, table: &TableId, cell: Square) {
+    if tess_moves {
+        tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
+        tmux.send(&["-l", &(cell.index() + 1).to_string()]);
+    } else {
+        otto.request(ClientMsg::Move {
+            table_id: table.clone(),
+            cell,
+            game_id: None,
+        })
+        .await
+        .expect("Otto's move");
+    }
+}
+
 async fn serve(db: &Path, addr: &str) -> (Child, SocketAddr) {
     let db = db.to_str().expect("UTF-8");
     common::start_with(OXO, &["serve", "--addr", addr, "--db", db], None).await
@@ -127,19 +144,10 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     let moves = [Square::A1, Square::B1, Square::A2, Square::B2, Square::A3];
     for (i, cell) in moves.into_iter().enumerate() {
         let mover = if i % 2 == 0 { Player::X } else { Player::O };
-        if mover == tess {
-            tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
-            tmux.send(&["-l", &(cell.index() + 1).to_string()]);
-        } else {
+        if mover != tess {
             table_until(&mut otto, &mut last, |t| t.turn == Some(mover)).await;
-            otto.request(ClientMsg::Move {
-                table_id: table.clone(),
-                cell,
-                game_id: None,
-            })
-            .await
-            .expect("Otto's move");
         }
+        play(&tmux, &mut otto, mover == tess, &table, cell).await;
         let seen = table_until(&mut otto, &mut last, |t| t.moves.len() > i).await;
         assert_eq!(seen.moves[i], cell);
     }
@@ -173,18 +181,7 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     })
     .await;
     let first = round2.turn.expect("a side to move");
-    if first == tess {
-        tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
-        tmux.send(&["5"]);
-    } else {
-        otto.request(ClientMsg::Move {
-            table_id: table.clone(),
-            cell: Square::B2,
-            game_id: None,
-        })
-        .await
-        .expect("Otto's move");
-    }
+    play(&tmux, &mut otto, first == tess, &table, Square::B2).await;
     table_until(&mut otto, &mut last, |t| t.round == 2 && t.moves.len() == 1).await;
     // The table alternates starters: round 2's first mark may be O.
     let after_one = format!("....{}....", first.char());
@@ -215,18 +212,7 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     let state = table_until(&mut otto, &mut last, |t| t.round == 2).await;
     assert_eq!(state.board, after_one);
     let second = !first;
-    if second == tess {
-        tmux.wait_for("Tess's turn", |s| s.contains("Your move"));
-        tmux.send(&["1"]);
-    } else {
-        otto.request(ClientMsg::Move {
-            table_id: table.clone(),
-            cell: Square::A1,
-            game_id: None,
-        })
-        .await
-        .expect("Otto's move after the restart");
-    }
+    play(&tmux, &mut otto, second == tess, &table, Square::A1).await;
     let state = table_until(&mut otto, &mut last, |t| t.moves.len() == 2).await;
     assert_eq!(state.moves, vec![Square::B2, Square::A1]);
     tmux.wait_for("both moves on the terminal", |s| board(s) == after_two);
