@@ -58,6 +58,20 @@ impl Address {
         format!("{}/t/{table}", self.http_url())
     }
 
+    /// `host:port` to open a TCP connection to (port 80 when the address
+    /// named none).
+    pub(crate) fn host_port(&self) -> String {
+        let has_port = self
+            .authority
+            .rsplit_once(':')
+            .is_some_and(|(_, port)| !port.is_empty() && !port.contains(']'));
+        if has_port {
+            self.authority.clone()
+        } else {
+            format!("{}:80", self.authority)
+        }
+    }
+
     /// The table a link pointed at, if it did.
     #[must_use]
     pub const fn table(&self) -> Option<&TableId> {
@@ -129,6 +143,15 @@ mod tests {
             let a: Address = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(a.ws_url(), ws, "{text}");
             assert_eq!(a.table().map(TableId::as_str), table, "{text}");
+        }
+        for (text, host_port) in [
+            ("http://h:1", "h:1"),
+            ("http://h", "h:80"),
+            ("[::1]:9", "[::1]:9"),
+            ("http://[::1]", "[::1]:80"),
+        ] {
+            let a: Address = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(a.host_port(), host_port, "{text}");
         }
         for bad in [
             "",

@@ -14,52 +14,19 @@ use std::time::Duration;
 
 use futures_util::SinkExt;
 use futures_util::stream::{SplitSink, StreamExt};
-use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, PlayerId, Request, ServerMsg, TableId};
+use oxo_protocol::{ClientMsg, PROTOCOL_VERSION, PlayerId, Request, ServerMsg, TableId};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::Address;
+use crate::decode::{decode, reply_id};
+use crate::{Address, DEFAULT_TIMEOUT, Error, Link, LinkOptions};
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-/// How long a request waits for its reply by default.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// What went wrong talking to the server.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The server could not be reached or the WebSocket handshake failed.
-    #[error("cannot connect to {url}: {reason}")]
-    Connect {
-        /// The URL tried.
-        url: String,
-        /// Why, as the network said.
-        reason: String,
-    },
-    /// The server refused the request; nothing changed.
-    #[error("{message} ({code})")]
-    Refused {
-        /// The stable code.
-        code: ErrorCode,
-        /// What was wrong, for people.
-        message: String,
-    },
-    /// The connection is closed (with the server's code and reason, if it
-    /// sent them).
-    #[error("the connection closed{}", match .0 { Some((code, reason)) => format!(" ({code}: {reason})"), None => String::new() })]
-    Closed(Option<(u16, String)>),
-    /// No reply came in time.
-    #[error("no reply from the server within {0:?}")]
-    Timeout(Duration),
-    /// A reply of the wrong kind (a server speaking another protocol).
-    #[error("unexpected reply: {0}")]
-    Unexpected(String),
-}
+type Socket = WebSocketStream<TcpStream>;
 
 /// The `welcome` a `hello` got.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +39,27 @@ pub struct Welcome {
     pub name: String,
     /// Tables where the player holds a seat in play.
     pub tables: Vec<TableId>,
+}
+
+impl Welcome {
+    /// The welcome in a reply to `hello`.
+    pub(crate) fn from_reply(reply: ServerMsg) -> Result<Welcome, Error> {
+        match reply {
+            ServerMsg::Welcome {
+                token,
+                player_id,
+                name,
+                tables,
+                ..
+            } => Ok(Welcome {
+                token,
+                player_id,
+                name,
+                tables,
+            }),
+            other => Err(Error::Unexpected(format!("{other:?} instead of welcome"))),
+        }
+    }
 }
 
 /// Something the server sent that is not a reply to a waiting request.
@@ -103,16 +91,11 @@ impl Connection {
     ///
     /// # Errors
     ///
-    /// [`Error::Connect`] if the server cannot be reached.
+    /// [`Error::Connect`] if the server cannot be reached,
+    /// [`Error::Timeout`] if it does not answer within [`DEFAULT_TIMEOUT`].
     pub async fn connect(address: &Address) -> Result<Connection, Error> {
-        let url = address.ws_url();
-        let (socket, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .map_err(|e| Error::Connect {
-                url: url.clone(),
-                reason: e.to_string(),
-            })?;
-        let (sink, stream) = socket.split();
+        let link = Link::connect(address, LinkOptions::default()).await?;
+        let (sink, stream) = link.into_websocket().split();
         let waiting = Waiting::default();
         let (tx, events) = mpsc::unbounded_channel();
         let reader = tokio::spawn(read(stream, Arc::clone(&waiting), tx));
@@ -150,21 +133,7 @@ impl Connection {
                 name: name.map(str::to_owned),
             })
             .await?;
-        match reply {
-            ServerMsg::Welcome {
-                token,
-                player_id,
-                name,
-                tables,
-                ..
-            } => Ok(Welcome {
-                token,
-                player_id,
-                name,
-                tables,
-            }),
-            other => Err(Error::Unexpected(format!("{other:?}"))),
-        }
+        Welcome::from_reply(reply)
     }
 
     /// Sends `msg` and waits for its reply (`ok`, `welcome`, `pong`); a
@@ -182,8 +151,10 @@ impl Connection {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id, tx);
-        let text = serde_json::to_string(&Request { id: Some(id), msg })
-            .expect("requests always serialize");
+        let text = serde_json::to_string(&Request { id: Some(id), msg }).map_err(|e| {
+            self.forget(id);
+            Error::Unexpected(format!("a request that does not serialize: {e}"))
+        })?;
         if self.sink.send(Message::text(text)).await.is_err() {
             self.forget(id);
             return Err(Error::Closed(None));
@@ -250,17 +221,6 @@ impl Drop for Connection {
     }
 }
 
-/// The reply id a server message carries, if it is a reply.
-const fn reply_id(msg: &ServerMsg) -> Option<u64> {
-    match msg {
-        ServerMsg::Welcome { id, .. }
-        | ServerMsg::Ok { id, .. }
-        | ServerMsg::Error { id, .. }
-        | ServerMsg::Pong { id, .. } => *id,
-        _ => None,
-    }
-}
-
 /// Reads the socket until it closes: replies to their requests, the rest
 /// to the events.
 async fn read(
@@ -279,7 +239,7 @@ async fn read(
             Ok(_) => continue,
             Err(_) => break,
         };
-        let Ok(msg) = serde_json::from_str::<ServerMsg>(&text) else {
+        let Ok(msg) = decode(&text) else {
             // Not a message of this protocol version: skipped.
             continue;
         };

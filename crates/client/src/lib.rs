@@ -5,7 +5,10 @@
 //! table's link `http://host:port/t/ID`) into where to connect;
 //! [`Connection`] says `hello`, sends requests numbered by the client and
 //! waits for their replies, and hands over the server's events (`table`,
-//! `chat`, `lobby`, ...) in order.
+//! `chat`, `lobby`, ...) in order, read by a task of its own; [`Link`] is
+//! the same protocol driven by one task with nothing in between, for
+//! programs that hold many connections (the load tool) or must see every
+//! frame (the server's tests).
 //!
 //! # Examples
 //!
@@ -35,6 +38,21 @@
 
 mod address;
 mod connection;
+mod decode;
+mod error;
+mod link;
+
+use std::time::Duration;
 
 pub use address::{Address, AddressError};
-pub use connection::{Connection, DEFAULT_TIMEOUT, Error, Event, Welcome};
+pub use connection::{Connection, Event, Welcome};
+pub use decode::{decode, reply_id};
+pub use error::Error;
+pub use link::{Link, LinkOptions};
+/// The WebSocket library under [`Link`], for code that handles its frames
+/// directly ([`Link::next_frame`], [`Link::websocket`]).
+pub use tokio_tungstenite::tungstenite;
+
+/// How long a request waits for its reply, and a connection for its
+/// handshake, by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

@@ -7,7 +7,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio_tungstenite::tungstenite::http::Uri;
+use oxo_client::tungstenite::http::Uri;
+use oxo_client::{Error as ClientError, Link, LinkOptions};
 
 use crate::error::Error;
 
@@ -216,6 +217,20 @@ impl Target {
             url: format!("ws://{addr}/ws"),
             addr,
         }
+    }
+
+    /// Opens a protocol connection to this target, giving up after
+    /// `timeout`; `recv_buffer` as in [`LinkOptions`].
+    pub(crate) async fn connect(
+        &self,
+        timeout: Duration,
+        recv_buffer: Option<u32>,
+    ) -> Result<Link, ClientError> {
+        let options = LinkOptions {
+            timeout,
+            recv_buffer,
+        };
+        Link::connect_to(self.addr, &self.url, options).await
     }
 
     /// The server's HTTP base, e.g. `http://127.0.0.1:8080`.

@@ -13,10 +13,10 @@ use std::time::Duration;
 use oxo_protocol::PlayerId;
 use tokio::sync::{Semaphore, watch};
 
-use crate::client::{Conn, ConnError};
 use crate::config::Target;
 use crate::ledger::Ledger;
 use crate::stats::Stats;
+use oxo_client::{Error as ClientError, Link};
 
 /// What every task of a run shares.
 #[derive(Debug)]
@@ -124,9 +124,12 @@ impl Ctx {
 
 /// Sets up one player: connect and `hello`, counting the open connection.
 /// Returns the connection, the session token and the player id.
-pub(crate) async fn player(ctx: &Ctx, name: String) -> Result<(Conn, String, PlayerId), ConnError> {
-    let target = ctx.target().await.ok_or(ConnError::Closed)?;
-    let mut conn = Conn::connect(&target, ctx.timeout).await?;
+pub(crate) async fn player(
+    ctx: &Ctx,
+    name: String,
+) -> Result<(Link, String, PlayerId), ClientError> {
+    let target = ctx.target().await.ok_or(ClientError::Closed(None))?;
+    let mut conn = target.connect(ctx.timeout, None).await?;
     ctx.stats.open.fetch_add(1, Relaxed);
     match conn.hello(None, Some(name), ctx.timeout).await {
         Ok(w) => Ok((conn, w.token, w.player_id)),

@@ -48,9 +48,9 @@ use oxo_protocol::{ClientMsg, ServerMsg, Starter, TableId, TableOptions};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::client::{Conn, ConnError};
 use crate::ctx::{Ctx, player};
 use crate::spectator::spectate;
+use oxo_client::{Error as ClientError, Link};
 use seat::{Seat, View};
 
 /// Plays game number `index` until the run stops, setting it up again if it
@@ -103,7 +103,7 @@ pub(crate) async fn run_game(ctx: Arc<Ctx>, index: usize) {
     reason = "a short-lived value on the stack; boxing would allocate per message"
 )]
 enum Wake {
-    Msg(usize, Result<ServerMsg, ConnError>),
+    Msg(usize, Result<ServerMsg, ClientError>),
     Timer,
     Stop,
 }
@@ -125,7 +125,7 @@ struct GameDriver {
 }
 
 /// The next message of `conn`; never, while the seat has no connection.
-async fn recv(conn: &mut Option<Conn>) -> Result<ServerMsg, ConnError> {
+async fn recv(conn: &mut Option<Link>) -> Result<ServerMsg, ClientError> {
     match conn {
         Some(c) => c.recv().await,
         None => std::future::pending().await,
@@ -135,8 +135,12 @@ async fn recv(conn: &mut Option<Conn>) -> Result<ServerMsg, ConnError> {
 impl GameDriver {
     /// Connects both players, creates a private table with seat X and seats
     /// the second player at O.
-    async fn setup(ctx: &Arc<Ctx>, index: usize, rng: &mut Rng) -> Result<GameDriver, ConnError> {
-        let _permit = ctx.setup.acquire().await.map_err(|_| ConnError::Closed)?;
+    async fn setup(ctx: &Arc<Ctx>, index: usize, rng: &mut Rng) -> Result<GameDriver, ClientError> {
+        let _permit = ctx
+            .setup
+            .acquire()
+            .await
+            .map_err(|_| ClientError::Closed(None))?;
         let (mut a, a_token, a_id) = player(ctx, format!("load{index}x")).await?;
         let (mut b, b_token, b_id) = match player(ctx, format!("load{index}o")).await {
             Ok(p) => p,
@@ -170,7 +174,7 @@ impl GameDriver {
                     table_id: Some(id), ..
                 } => id,
                 other => {
-                    return Err(ConnError::Unexpected(format!(
+                    return Err(ClientError::Unexpected(format!(
                         "{other:?} instead of ok {{table_id}} for create_table"
                     )));
                 }

@@ -28,16 +28,16 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
+use oxo_client::tungstenite::Message;
 use oxo_protocol::{ClientMsg, PROTOCOL_VERSION, ServerMsg};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Message;
 
-use crate::client::{Conn, ConnError, decode};
 use crate::config::Target;
 use crate::ctx::Ctx;
 use crate::latency::{Latency, ms};
 use crate::text;
+use oxo_client::{Error as ClientError, Link, decode};
 
 /// Longest wait for the server's close after the tool's close frame.
 const CLOSE_WAIT: Duration = Duration::from_millis(500);
@@ -259,7 +259,7 @@ enum Outcome {
 }
 
 impl Outcome {
-    fn failed(e: &ConnError) -> Outcome {
+    fn failed(e: &ClientError) -> Outcome {
         Outcome::Failed {
             kind: e.kind(),
             detail: e.to_string(),
@@ -291,19 +291,19 @@ pub(crate) async fn worker(ctx: Arc<Ctx>, cycles: Arc<Cycles>) -> Tally {
 
 /// One cycle: connect, `hello` without a token, the answer, close.
 async fn cycle(target: &Target, timeout: Duration) -> Outcome {
-    let mut conn = match Conn::connect(target, timeout).await {
+    let mut conn = match target.connect(timeout, None).await {
         Ok(conn) => conn,
         Err(e) => return Outcome::failed(&e),
     };
     let outcome = tokio::time::timeout(timeout, answer(&mut conn))
         .await
-        .unwrap_or_else(|_| Outcome::failed(&ConnError::Timeout));
+        .unwrap_or_else(|_| Outcome::failed(&ClientError::Timeout(timeout)));
     close(conn).await;
     outcome
 }
 
 /// Says `hello` and reads until its answer.
-async fn answer(conn: &mut Conn) -> Outcome {
+async fn answer(conn: &mut Link) -> Outcome {
     let hello = ClientMsg::Hello {
         version: PROTOCOL_VERSION,
         token: None,
@@ -314,7 +314,7 @@ async fn answer(conn: &mut Conn) -> Outcome {
         Err(e) => return Outcome::failed(&e),
     };
     loop {
-        let msg = match conn.next_raw().await {
+        let msg = match conn.next_frame().await {
             Some(Ok(Message::Text(text))) => decode(text.as_str()),
             Some(Ok(Message::Close(frame))) => {
                 return Outcome::Failed {
@@ -326,7 +326,7 @@ async fn answer(conn: &mut Conn) -> Outcome {
                 };
             }
             Some(Ok(Message::Binary(_))) => {
-                return Outcome::failed(&ConnError::BadMessage("binary frame".to_owned()));
+                return Outcome::failed(&ClientError::BadMessage("binary frame".to_owned()));
             }
             Some(Ok(_)) => continue,
             Some(Err(e)) => {
@@ -335,7 +335,7 @@ async fn answer(conn: &mut Conn) -> Outcome {
                     detail: e.to_string(),
                 };
             }
-            None => return Outcome::failed(&ConnError::Closed),
+            None => return Outcome::failed(&ClientError::Closed(None)),
         };
         match msg {
             Ok(ServerMsg::Welcome { .. }) => return Outcome::Welcome,
@@ -346,16 +346,16 @@ async fn answer(conn: &mut Conn) -> Outcome {
             }
             // Nothing else is expected before the answer; skip it.
             Ok(_) => {}
-            Err(e) => return Outcome::failed(&ConnError::BadMessage(e.to_string())),
+            Err(e) => return Outcome::failed(&ClientError::BadMessage(e.to_string())),
         }
     }
 }
 
 /// Sends a close frame and waits a moment for the server to close.
-async fn close(mut conn: Conn) {
+async fn close(mut conn: Link) {
     let _ = tokio::time::timeout(CLOSE_WAIT, async {
         conn.close_frame().await;
-        while let Some(Ok(_)) = conn.next_raw().await {}
+        while let Some(Ok(_)) = conn.next_frame().await {}
     })
     .await;
 }
@@ -382,7 +382,10 @@ mod tests {
         a.record(Outcome::Refused("rate_limited".into()), ms(1));
         let mut b = Tally::new();
         b.record(Outcome::Welcome, ms(3));
-        b.record(Outcome::failed(&ConnError::Timeout), ms(10_000));
+        b.record(
+            Outcome::failed(&ClientError::Timeout(ms(10_000))),
+            ms(10_000),
+        );
         b.record(Outcome::Refused("rate_limited".into()), ms(1));
         let start = Instant::now();
         b.last_done = Some(start + ms(500));

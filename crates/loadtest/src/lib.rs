@@ -46,7 +46,6 @@
 //! # Ok(()) }
 //! ```
 
-mod client;
 mod config;
 mod crash;
 mod ctx;

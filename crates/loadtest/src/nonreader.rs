@@ -53,8 +53,8 @@ use hangup::{final_read, hung_up};
 use raw::RawSender;
 pub use report::{CloseTimes, NonReaderReport};
 
-use crate::client::Conn;
 use crate::ctx::Ctx;
+use oxo_client::Link;
 
 /// How often a non-reader looks for a hang-up (and sends a due ping).
 const CHECK_EVERY: Duration = Duration::from_millis(250);
@@ -92,17 +92,19 @@ pub(crate) async fn non_reader(ctx: Arc<Ctx>, shared: Arc<NonReaders>, index: us
 }
 
 /// Connects with a small receive buffer and says `hello`; counts a failure.
-async fn set_up(ctx: &Ctx, shared: &NonReaders, index: usize) -> Option<(Conn, Instant)> {
+async fn set_up(ctx: &Ctx, shared: &NonReaders, index: usize) -> Option<(Link, Instant)> {
     let _permit = ctx.setup.acquire().await.ok()?;
     let target = ctx.target().await?;
-    let mut conn =
-        match Conn::connect_with(&target, ctx.timeout, Some(shared.plan.recv_buffer)).await {
-            Ok(conn) => conn,
-            Err(e) => {
-                shared.setup_failed(e.kind());
-                return None;
-            }
-        };
+    let mut conn = match target
+        .connect(ctx.timeout, Some(shared.plan.recv_buffer))
+        .await
+    {
+        Ok(conn) => conn,
+        Err(e) => {
+            shared.setup_failed(e.kind());
+            return None;
+        }
+    };
     ctx.stats.open.fetch_add(1, Relaxed);
     let hello_at = Instant::now();
     match conn
@@ -129,7 +131,7 @@ enum Held {
 
 /// Writes what is queued and a ping when due, and looks for a hang-up,
 /// every tick, never reading, until the server closes or the run stops.
-async fn hold(ctx: &Ctx, shared: &NonReaders, conn: &Conn, out: &mut RawSender) -> Held {
+async fn hold(ctx: &Ctx, shared: &NonReaders, conn: &Link, out: &mut RawSender) -> Held {
     let tcp = conn.tcp();
     let mut tick = tokio::time::interval(
         shared
@@ -168,7 +170,7 @@ async fn hold(ctx: &Ctx, shared: &NonReaders, conn: &Conn, out: &mut RawSender) 
 /// At the end of the window: finishes a frame begun, then reads what is
 /// waiting to learn whether the server had closed the connection. Returns
 /// whether it is still open.
-async fn check_at_end(shared: &NonReaders, conn: &mut Conn, out: &mut RawSender) -> bool {
+async fn check_at_end(shared: &NonReaders, conn: &mut Link, out: &mut RawSender) -> bool {
     match tokio::time::timeout(FINISH_WRITE, out.finish(conn.tcp())).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {

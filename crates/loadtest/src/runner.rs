@@ -10,7 +10,6 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::client::Conn;
 use crate::config::{Config, Target, resolve_target};
 use crate::ctx::{Ctx, player};
 use crate::error::Error;
@@ -354,7 +353,8 @@ async fn probe(target: &Target, timeout: Duration) -> Result<(), Error> {
         url: target.url.clone(),
         reason,
     };
-    let mut conn = Conn::connect(target, timeout)
+    let mut conn = target
+        .connect(timeout, None)
         .await
         .map_err(|e| unreachable(e.to_string()))?;
     let hello = conn.hello(None, Some("loadprobe".into()), timeout).await;

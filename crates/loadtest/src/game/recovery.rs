@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::GameDriver;
 use super::seat::PendingKind;
-use crate::client::{Conn, ConnError};
+use oxo_client::Error as ClientError;
 
 impl GameDriver {
     /// Gives up on requests that had no reply in time, and resynchronises
@@ -48,7 +48,7 @@ impl GameDriver {
 
     /// Handles a broken connection of seat `i`: comes back with the token.
     /// Returns `false` if the game cannot go on.
-    pub(super) async fn on_drop(&mut self, i: usize, e: &ConnError) -> bool {
+    pub(super) async fn on_drop(&mut self, i: usize, e: &ClientError) -> bool {
         if let Some(conn) = self.seats[i].conn.take() {
             self.ctx.stats.open.fetch_sub(1, Relaxed);
             drop(conn);
@@ -105,14 +105,18 @@ impl GameDriver {
             .ctx
             .target()
             .await
-            .ok_or(Resume::Retry(ConnError::Closed))?;
-        let mut conn = Conn::connect(&target, self.ctx.timeout)
+            .ok_or(Resume::Retry(ClientError::Closed(None)))?;
+        let mut conn = target
+            .connect(self.ctx.timeout, None)
             .await
             .map_err(Resume::Retry)?;
         let token = self.seats[i].token.clone();
         let welcome = match conn.hello(Some(token), None, self.ctx.timeout).await {
             Ok(w) => w,
-            Err(ConnError::Refused(ErrorCode::InvalidToken, m)) => {
+            Err(ClientError::Refused {
+                code: ErrorCode::InvalidToken,
+                message: m,
+            }) => {
                 return Err(Resume::SeatLost(format!("token refused: {m}")));
             }
             Err(e) => return Err(Resume::Retry(e)),
@@ -153,7 +157,7 @@ impl GameDriver {
 /// Why a seat could not come back.
 enum Resume {
     /// Try again (the server may still be starting).
-    Retry(ConnError),
+    Retry(ClientError),
     /// The server does not give the seat back.
     SeatLost(String),
 }

@@ -6,7 +6,7 @@ use oxo_core::{Player, Square};
 use oxo_protocol::{ErrorCode, GameId, PlayerId, TableState, TableStatus};
 use tokio::time::Instant;
 
-use crate::client::Conn;
+use oxo_client::Link;
 
 /// What a seat knows of the table, from its own connection.
 #[derive(Debug, Clone)]
@@ -80,7 +80,7 @@ impl PendingKind {
 #[derive(Debug)]
 pub(super) struct Seat {
     pub(super) seat: Player,
-    pub(super) conn: Option<Conn>,
+    pub(super) conn: Option<Link>,
     pub(super) token: String,
     pub(super) player_id: PlayerId,
     pub(super) view: Option<View>,
@@ -96,7 +96,7 @@ pub(super) struct Seat {
 
 impl Seat {
     /// Seat `seat`, connected as the player of `token` and `player_id`.
-    pub(super) fn new(seat: Player, conn: Conn, token: String, player_id: PlayerId) -> Seat {
+    pub(super) fn new(seat: Player, conn: Link, token: String, player_id: PlayerId) -> Seat {
         let now = Instant::now();
         Seat {
             seat,

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::GameDriver;
 use super::seat::{Pending, PendingKind};
-use crate::client::ConnError;
+use oxo_client::Error as ClientError;
 
 impl GameDriver {
     /// Sends this seat's next request, if it has one to send.
@@ -19,7 +19,7 @@ impl GameDriver {
         i: usize,
         now: Instant,
         rng: &mut Rng,
-    ) -> Result<(), ConnError> {
+    ) -> Result<(), ClientError> {
         let other_refusing = matches!(
             self.seats[1 - i].pending,
             Some(Pending {
@@ -98,7 +98,7 @@ impl GameDriver {
         i: usize,
         occupied: Bitboard,
         rng: &mut Rng,
-    ) -> Result<(), ConnError> {
+    ) -> Result<(), ClientError> {
         if let Some(cell) = rng.pick(occupied) {
             let kind = PendingKind::Refusal {
                 expected: ErrorCode::CellTaken,
@@ -125,9 +125,9 @@ impl GameDriver {
         i: usize,
         msg: ClientMsg,
         kind: PendingKind,
-    ) -> Result<(), ConnError> {
+    ) -> Result<(), ClientError> {
         let s = &mut self.seats[i];
-        let conn = s.conn.as_mut().ok_or(ConnError::Closed)?;
+        let conn = s.conn.as_mut().ok_or(ClientError::Closed(None))?;
         let sent_at = Instant::now();
         let id = conn.send(msg).await?;
         s.pending = Some(Pending { id, sent_at, kind });
@@ -140,7 +140,7 @@ impl GameDriver {
         i: usize,
         cell: Square,
         kind: PendingKind,
-    ) -> Result<(), ConnError> {
+    ) -> Result<(), ClientError> {
         let table_id = self.table_id.clone();
         let msg = ClientMsg::Move {
             table_id,
@@ -151,7 +151,7 @@ impl GameDriver {
     }
 
     /// Asks for the table's state again on seat `i`.
-    pub(super) async fn send_sync(&mut self, i: usize) -> Result<(), ConnError> {
+    pub(super) async fn send_sync(&mut self, i: usize) -> Result<(), ClientError> {
         let table_id = self.table_id.clone();
         self.send(i, ClientMsg::Sync { table_id }, PendingKind::Sync)
             .await

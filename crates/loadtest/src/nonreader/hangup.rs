@@ -6,12 +6,12 @@ use std::io;
 use std::time::Duration;
 
 use futures_util::FutureExt;
+use oxo_client::tungstenite::{self, Message};
 use tokio::io::Interest;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::{self, Message};
 
-use crate::client::Conn;
+use oxo_client::Link;
 
 /// The final read ends when nothing has arrived for this long.
 pub(super) const QUIET: Duration = Duration::from_millis(250);
@@ -34,12 +34,12 @@ pub(super) fn hung_up(tcp: &TcpStream) -> bool {
 /// Reads what is waiting, for at most `limit`, until nothing comes for
 /// [`QUIET`]: how the connection ended (`None`: it did not, as far as could
 /// be read), and the payload bytes read.
-pub(super) async fn final_read(conn: &mut Conn, limit: Duration) -> (Option<String>, u64) {
+pub(super) async fn final_read(conn: &mut Link, limit: Duration) -> (Option<String>, u64) {
     let limit = Instant::now() + limit;
     let mut bytes = 0u64;
     loop {
         let deadline = limit.min(Instant::now() + QUIET);
-        let next = match tokio::time::timeout_at(deadline, conn.next_raw()).await {
+        let next = match tokio::time::timeout_at(deadline, conn.next_frame()).await {
             Ok(next) => next,
             Err(_) => return (None, bytes),
         };

@@ -3,11 +3,11 @@
 
 use std::io;
 
+use oxo_client::tungstenite::protocol::frame::Frame;
+use oxo_client::tungstenite::protocol::frame::coding::{Data, OpCode};
 use oxo_core::Rng;
 use oxo_protocol::{ClientMsg, Request};
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::protocol::frame::Frame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
 /// Bytes of unsent frames a non-reader keeps before it stops adding pings
 /// (the server is not reading them either).
