@@ -6,57 +6,48 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
-use tokio::net::TcpStream;
+use oxo_client::{Link, LinkOptions, Welcome};
+use oxo_core::{Player, Square};
+use oxo_protocol::{ClientMsg, ServerMsg, TableId, TableOptions, TableState, TableStatus};
+use serde_json::Value;
 use tokio::process::Child;
-use tokio_tungstenite::tungstenite::Message;
 
 mod common;
 
 use common::WAIT;
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
-
-async fn recv(ws: &mut Ws) -> Value {
-    loop {
-        let msg = tokio::time::timeout(WAIT, ws.next())
-            .await
-            .expect("a message in time")
-            .expect("open")
-            .expect("a frame");
-        if let Message::Text(t) = msg {
-            return serde_json::from_str(&t).expect("JSON");
-        }
-    }
+/// Sends `msg` and returns the last `table` state before its `ok`.
+async fn request(link: &mut Link, msg: ClientMsg) -> TableState {
+    let mut table = None;
+    let reply = link
+        .call(msg, WAIT, |event| {
+            if let ServerMsg::Table { table: t } = event {
+                table = Some(t);
+            }
+        })
+        .await;
+    assert!(matches!(reply, Ok(ServerMsg::Ok { .. })), "{reply:?}");
+    table.expect("a table state before the ok")
 }
 
-/// Sends `msg` with `id` and returns the last `table` state before the `ok`.
-async fn request(ws: &mut Ws, id: u64, mut msg: Value) -> Value {
-    msg["id"] = json!(id);
-    ws.send(Message::text(msg.to_string())).await.expect("send");
-    let mut table = Value::Null;
-    loop {
-        let v = recv(ws).await;
-        match v["type"].as_str() {
-            Some("table") => table = v["table"].clone(),
-            Some("ok") if v["id"] == json!(id) => return table,
-            Some("error") => panic!("{msg} refused: {v}"),
-            _ => {}
-        }
-    }
-}
-
-async fn hello(addr: SocketAddr, hello: Value) -> (Ws, Value) {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+async fn hello(addr: SocketAddr, token: Option<&str>, name: Option<&str>) -> (Link, Welcome) {
+    let options = LinkOptions::default();
+    let mut link = Link::connect_to(addr, &format!("ws://{addr}/ws"), options)
         .await
         .expect("connect");
-    ws.send(Message::text(hello.to_string()))
+    let welcome = link
+        .hello(token.map(str::to_owned), name.map(str::to_owned), WAIT)
         .await
-        .expect("send");
-    let welcome = recv(&mut ws).await;
-    assert_eq!(welcome["type"], "welcome", "{welcome}");
-    (ws, welcome)
+        .expect("welcome");
+    (link, welcome)
+}
+
+fn play(table: &TableId, cell: Square) -> ClientMsg {
+    ClientMsg::Move {
+        table_id: table.clone(),
+        cell,
+        game_id: None,
+    }
 }
 
 async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
@@ -76,68 +67,39 @@ async fn acknowledged_moves_survive_kill_9() {
     let db = dir.join("oxo.db");
 
     let (mut server, addr) = start(&db).await;
-    let (mut x, wx) = hello(addr, json!({"type":"hello","version":1,"name":"Xena"})).await;
-    let (mut o, wo) = hello(addr, json!({"type":"hello","version":1,"name":"Otto"})).await;
-    let table = request(
-        &mut x,
-        1,
-        json!({"type":"create_table","options":{"seat":"X"}}),
-    )
-    .await;
-    let table_id = table["id"].as_str().expect("table id").to_owned();
-    request(&mut o, 1, json!({"type":"join_table","table_id":table_id})).await;
-    request(
-        &mut x,
-        2,
-        json!({"type":"move","table_id":table_id,"cell":"a1"}),
-    )
-    .await;
-    request(
-        &mut o,
-        2,
-        json!({"type":"move","table_id":table_id,"cell":"b1"}),
-    )
-    .await;
-    let state = request(
-        &mut x,
-        3,
-        json!({"type":"move","table_id":table_id,"cell":"a2"}),
-    )
-    .await;
-    let game_id = state["game_id"].as_str().expect("game id").to_owned();
+    let (mut x, wx) = hello(addr, None, Some("Xena")).await;
+    let (mut o, wo) = hello(addr, None, Some("Otto")).await;
+    let options = TableOptions {
+        seat: Some(Player::X),
+        ..TableOptions::default()
+    };
+    let table = request(&mut x, ClientMsg::CreateTable { options }).await;
+    let table_id = table.id.clone();
+    let join = ClientMsg::JoinTable {
+        table_id: table_id.clone(),
+        seat: None,
+    };
+    request(&mut o, join).await;
+    request(&mut x, play(&table_id, Square::A1)).await;
+    request(&mut o, play(&table_id, Square::B1)).await;
+    let state = request(&mut x, play(&table_id, Square::A2)).await;
+    let game_id = state.game_id.expect("game id");
 
     // SIGKILL: no chance to flush anything.
     server.kill().await.expect("kill -9");
     drop((x, o));
 
     let (mut server, addr) = start(&db).await;
-    let (mut x, wx2) = hello(
-        addr,
-        json!({"type":"hello","version":1,"token":wx["token"]}),
-    )
-    .await;
-    assert_eq!(wx2["player_id"], wx["player_id"]);
-    assert_eq!(wx2["tables"], json!([table_id]));
-    let (mut o, _) = hello(
-        addr,
-        json!({"type":"hello","version":1,"token":wo["token"]}),
-    )
-    .await;
-    let state = request(
-        &mut o,
-        3,
-        json!({"type":"move","table_id":table_id,"cell":"b2"}),
-    )
-    .await;
-    assert_eq!(state["moves"], json!(["a1", "b1", "a2", "b2"]));
-    let state = request(
-        &mut x,
-        4,
-        json!({"type":"move","table_id":table_id,"cell":"a3"}),
-    )
-    .await;
-    assert_eq!(state["status"], "round_over");
-    assert_eq!(state["outcome"]["winner"], "X");
+    let (mut x, wx2) = hello(addr, Some(&wx.token), None).await;
+    assert_eq!(wx2.player_id, wx.player_id);
+    assert_eq!(wx2.tables, std::slice::from_ref(&table_id));
+    let (mut o, _) = hello(addr, Some(&wo.token), None).await;
+    let state = request(&mut o, play(&table_id, Square::B2)).await;
+    let cells = [Square::A1, Square::B1, Square::A2, Square::B2];
+    assert_eq!(state.moves, cells);
+    let state = request(&mut x, play(&table_id, Square::A3)).await;
+    assert_eq!(state.status, TableStatus::RoundOver);
+    assert_eq!(state.outcome.and_then(|o| o.winner()), Some(Player::X));
 
     let (status, record) = get(addr, &format!("/api/games/{game_id}")).await;
     assert_eq!(status, 200, "{record}");
@@ -158,8 +120,11 @@ async fn acknowledged_moves_survive_kill_9() {
         .status()
         .expect("run kill");
     assert!(sent.success());
-    let closing = recv(&mut x).await;
-    assert_eq!(closing["type"], "closing");
+    let closing = tokio::time::timeout(WAIT, x.recv()).await;
+    assert!(
+        matches!(closing, Ok(Ok(ServerMsg::Closing { .. }))),
+        "{closing:?}"
+    );
     let status = tokio::time::timeout(WAIT, server.wait())
         .await
         .expect("exits in time")

@@ -5,7 +5,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use oxo_client::tungstenite::Message;
+use oxo_client::tungstenite::protocol::CloseFrame;
+use oxo_client::{Link, LinkOptions};
 use oxo_protocol::{ServerMsg, TableState};
 use oxo_server::{AppState, Config};
 use serde_json::{Value, json};
@@ -13,9 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_tungstenite::WebSocketStream;
 
 /// How long a test waits for any one message.
 pub const WAIT: Duration = Duration::from_secs(5);
@@ -92,11 +92,11 @@ impl Server {
 
     /// Connects without saying hello.
     pub async fn connect(&self) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(self.ws_url())
+        let link = Link::connect_to(self.addr, &self.ws_url(), LinkOptions::default())
             .await
             .expect("connect");
         Client {
-            ws,
+            link,
             next_id: 1000,
             token: String::new(),
             player_id: String::new(),
@@ -239,9 +239,10 @@ impl HttpResponse {
     }
 }
 
-/// A WebSocket client.
+/// A WebSocket client: the protocol client's [`Link`], spoken in JSON
+/// values so that tests see and write the wire format itself.
 pub struct Client {
-    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub link: Link,
     next_id: u64,
     pub token: String,
     pub player_id: String,
@@ -259,6 +260,16 @@ pub enum Incoming {
 }
 
 impl Client {
+    /// The WebSocket itself, to send what no client should.
+    pub fn ws(&mut self) -> &mut WebSocketStream<TcpStream> {
+        self.link.websocket()
+    }
+
+    /// The WebSocket itself, for good (e.g. to split it).
+    pub fn into_ws(self) -> WebSocketStream<TcpStream> {
+        self.link.into_websocket()
+    }
+
     pub async fn hello(&mut self, hello: Value) -> Value {
         self.send(hello).await;
         let welcome = self.recv().await;
@@ -273,16 +284,13 @@ impl Client {
     }
 
     pub async fn send_text(&mut self, text: &str) {
-        self.ws
-            .send(Message::text(text.to_owned()))
-            .await
-            .expect("send");
+        self.link.send_text(text).await.expect("send");
     }
 
     /// The next message, frame or end, whatever it is (pings skipped).
     pub async fn recv_any(&mut self) -> Incoming {
         loop {
-            let msg = tokio::time::timeout(WAIT, self.ws.next())
+            let msg = tokio::time::timeout(WAIT, self.link.next_frame())
                 .await
                 .expect("a message in time");
             match msg {
@@ -327,7 +335,7 @@ impl Client {
     pub async fn quiet_for(&mut self, d: Duration) -> bool {
         let until = tokio::time::Instant::now() + d;
         loop {
-            match tokio::time::timeout_at(until, self.ws.next()).await {
+            match tokio::time::timeout_at(until, self.link.next_frame()).await {
                 Err(_) => return true,
                 Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => {}
                 Ok(_) => return false,

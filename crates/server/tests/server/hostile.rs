@@ -17,12 +17,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
+use oxo_client::tungstenite::Message;
 use oxo_protocol::TableStatus;
 use oxo_server::Config;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::{Client, Incoming, Server, WAIT, config, last_table, pair};
 
@@ -194,7 +194,7 @@ async fn frames_over_the_size_limit_close_1009() {
                 // layer refuses to buffer it, and the connection ends.
                 let mut d = server.client("Huge").await;
                 let big = "q".repeat(64 * 1024 + i);
-                let _ = d.ws.send(Message::text(big)).await;
+                let _ = d.ws().send(Message::text(big)).await;
                 let code = close_code(&mut d).await;
                 assert!(matches!(code, Some(1009) | None), "{code:?}");
             });
@@ -219,7 +219,8 @@ async fn binary_frames_close_1003() {
             } else {
                 server.connect().await
             };
-            c.ws.send(Message::binary(vec![0xde, 0xad, 0xbe, 0xef]))
+            c.ws()
+                .send(Message::binary(vec![0xde, 0xad, 0xbe, 0xef]))
                 .await
                 .unwrap();
             let (code, reason) = c.expect_close().await;
@@ -434,7 +435,7 @@ async fn a_flood_of_ten_thousand_messages_a_second_is_limited_then_closed() {
     let server = &owned;
     let runs = under_attack(server, || async move {
         let flooder = server.client("Flo").await;
-        let (mut sink, mut stream) = flooder.ws.split();
+        let (mut sink, mut stream) = flooder.into_ws().split();
         let reader = tokio::spawn(async move {
             let (mut pongs, mut limited) = (0, 0);
             loop {

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use oxo_client::tungstenite::Message;
 use oxo_server::{Config, RateLimit};
 use serde_json::json;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::{Server, config, pair};
 
@@ -25,7 +25,7 @@ async fn a_frame_over_the_limit_is_refused_and_closes_1009() {
     assert!(reason.contains("4096"), "{reason}");
     // Far over the limit: the connection ends too.
     let mut d = server.client("Huge").await;
-    let _ = futures_util::SinkExt::send(&mut d.ws, Message::text("q".repeat(200_000))).await;
+    let _ = futures_util::SinkExt::send(d.ws(), Message::text("q".repeat(200_000))).await;
     match d.recv_any().await {
         crate::common::Incoming::Close(Some(f)) => assert!(u16::from(f.code) >= 1000),
         crate::common::Incoming::Ended | crate::common::Incoming::Close(None) => {}
@@ -38,7 +38,7 @@ async fn a_frame_over_the_limit_is_refused_and_closes_1009() {
 async fn a_binary_frame_closes_1003() {
     let server = Server::start().await;
     let mut c = server.client("Bin").await;
-    futures_util::SinkExt::send(&mut c.ws, Message::binary(vec![1, 2, 3]))
+    futures_util::SinkExt::send(c.ws(), Message::binary(vec![1, 2, 3]))
         .await
         .unwrap();
     let (code, reason) = c.expect_close().await;

@@ -7,13 +7,14 @@
 use std::time::Duration;
 
 use futures_util::SinkExt;
+use oxo_client::tungstenite::Message;
+use oxo_client::tungstenite::protocol::CloseFrame;
+use oxo_client::tungstenite::protocol::frame::coding::CloseCode;
+use oxo_client::{Link, LinkOptions};
 use oxo_core::Player;
 use oxo_protocol::{TableState, TableStatus};
 use oxo_server::{Config, RateLimit};
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::common::{Client, Incoming, Server, config, last_table, pair};
 
@@ -136,19 +137,18 @@ async fn a_round_over_seat_is_released_when_its_player_walks_away() {
 
 /// A WebSocket client on a socket with a tiny receive buffer that says
 /// hello, then sends requests and never reads a byte.
-async fn non_reader(server: &Server) -> tokio_tungstenite::WebSocketStream<tokio::net::TcpStream> {
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.set_recv_buffer_size(4096).unwrap();
-    let tcp = socket.connect(server.addr).await.unwrap();
-    let (mut ws, _) = tokio_tungstenite::client_async(server.ws_url(), tcp)
+async fn non_reader(server: &Server) -> Link {
+    let options = LinkOptions {
+        recv_buffer: Some(4096),
+        ..LinkOptions::default()
+    };
+    let mut link = Link::connect_to(server.addr, &server.ws_url(), options)
         .await
         .unwrap();
-    ws.send(Message::text(
-        json!({"type":"hello","version":1}).to_string(),
-    ))
-    .await
-    .unwrap();
-    ws
+    link.send_text(&json!({"type":"hello","version":1}).to_string())
+        .await
+        .unwrap();
+    link
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -170,7 +170,7 @@ async fn a_client_that_stops_reading_is_closed_within_seconds() {
     let mut ws = non_reader(&server).await;
     for id in 0..90 {
         let ask = json!({"type":"watch_lobby","id":id}).to_string();
-        if ws.send(Message::text(ask)).await.is_err() {
+        if ws.send_text(&ask).await.is_err() {
             break;
         }
     }
@@ -326,7 +326,7 @@ async fn websocket_pings_count_against_the_rate_limit() {
     .await;
     let mut c = server.client("Pinger").await;
     for _ in 0..60 {
-        if c.ws
+        if c.ws()
             .send(Message::Ping(vec![1, 2, 3].into()))
             .await
             .is_err()
@@ -354,12 +354,13 @@ async fn a_client_close_gets_a_close_frame_back_after_its_replies() {
     let (mut x, _o, table) = pair(&server, json!({})).await;
     x.send(json!({"type":"move","id":77,"table_id":table,"cell":"b2"}))
         .await;
-    x.ws.send(Message::Close(Some(CloseFrame {
-        code: CloseCode::Normal,
-        reason: "bye".into(),
-    })))
-    .await
-    .unwrap();
+    x.ws()
+        .send(Message::Close(Some(CloseFrame {
+            code: CloseCode::Normal,
+            reason: "bye".into(),
+        })))
+        .await
+        .unwrap();
     let mut got_ok = false;
     let code = loop {
         match x.recv_any().await {
