@@ -203,6 +203,7 @@ fn connection_limit(requested: Option<usize>) -> usize {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
     let max_connections = connection_limit(args.max_connections);
     let config = config(&args, max_connections);
     let state = AppState::new(config)
@@ -220,7 +221,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         writeln!(out, "  websocket: ws://{addr}/ws")?;
         out.flush()?;
     }
-    tracing::info!(%addr, db = %args.db.display(), "listening");
+    // How long opening the database and recovering its unfinished tables
+    // took: the time clients wait after a restart.
+    let ready_ms = (started.elapsed().as_secs_f64() * 1e4).round() / 10.0;
+    tracing::info!(%addr, db = %args.db.display(), ready_ms, "listening");
     oxo_server::run(listener, state, shutdown)
         .await
         .context("the server failed")?;

@@ -85,6 +85,11 @@ pub struct ProcessStats {
     pub peak_rss_mib: f64,
     /// Threads at the end of the window.
     pub threads: u64,
+    /// CPU time per accepted move over the window, in microseconds (all
+    /// of the process's work divided by the moves: set-up, pings and
+    /// refusals included), when moves were made.
+    #[serde(default)]
+    pub cpu_us_per_move: Option<f64>,
 }
 
 impl ProcessStats {
@@ -103,6 +108,19 @@ impl ProcessStats {
             rss_after_close_mib: None,
             peak_rss_mib: mib(end.hwm_kib.max(start.hwm_kib)),
             threads: end.threads,
+            cpu_us_per_move: None,
+        }
+    }
+
+    /// Adds the CPU time per move, given the moves per second of the same
+    /// window.
+    #[must_use]
+    pub(crate) fn per_move(self, moves_per_sec: f64) -> ProcessStats {
+        let cpu_us_per_move =
+            (moves_per_sec > 0.0).then(|| self.cpu_percent / 100.0 / moves_per_sec * 1e6);
+        ProcessStats {
+            cpu_us_per_move,
+            ..self
         }
     }
 
@@ -173,6 +191,13 @@ mod tests {
         assert_eq!(s.rss_start_mib, Some(0.5));
         assert_eq!(s.rss_after_close_mib, Some(2.0));
         assert!((s.peak_rss_mib - 8.0).abs() < 1e-9);
+        // One core busy (100 %) for 20,000 moves a second: 50 µs a move.
+        let per_move = s.clone().per_move(20_000.0).cpu_us_per_move;
+        assert!(
+            per_move.is_some_and(|us| (us - 50.0).abs() < 1e-9),
+            "{per_move:?}"
+        );
+        assert_eq!(s.per_move(0.0).cpu_us_per_move, None);
     }
 
     #[test]

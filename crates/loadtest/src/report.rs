@@ -214,9 +214,12 @@ impl fmt::Display for Report {
         text::lines(f, "    e.g. ", &self.first_errors)?;
         for (who, p) in [("server", &self.server), ("loadtest", &self.client)] {
             if let Some(p) = p {
+                let per_move = p
+                    .cpu_us_per_move
+                    .map_or_else(String::new, |us| format!(" ({us:.1} µs per move)"));
                 writeln!(
                     f,
-                    "  {who:<10} CPU {:.0}%, {} threads; RSS {}",
+                    "  {who:<10} CPU {:.0}%{per_move}, {} threads; RSS {}",
                     p.cpu_percent,
                     p.threads,
                     rss_edges(p)

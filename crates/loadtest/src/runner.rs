@@ -311,6 +311,9 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         _ => None,
     };
     let moves = stats.moves.load(Relaxed);
+    let moves_per_sec = moves as f64 / window;
+    let server = server.map(|p| p.per_move(moves_per_sec));
+    let client = client.map(|p| p.per_move(moves_per_sec));
     let games_finished = stats.rounds.load(Relaxed);
     Ok(Report {
         url: target.url.clone(),
@@ -329,7 +332,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         warmup_seconds: config.warmup.as_secs_f64(),
         window_seconds: window,
         moves,
-        moves_per_sec: moves as f64 / window,
+        moves_per_sec,
         games_finished,
         games_per_sec: games_finished as f64 / window,
         latency_us: Latency::of(&stats.latency()),
