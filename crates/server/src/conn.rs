@@ -9,7 +9,7 @@
 //! memory.
 //!
 //! The outbox also keeps the count of requests still owed a reply and of
-//! frames not yet handed to the socket. The reader waits for both to reach
+//! frames not yet handed to the socket. The connection waits for both to reach
 //! zero before it reads the next frame (see `transport`), so replies leave
 //! in the order the requests came, and a client's close frame is read only
 //! once everything it asked for has been answered.
@@ -56,7 +56,7 @@ pub(crate) struct Outbox {
     owed: AtomicUsize,
     /// Notified when `unsent` and `owed` both reach zero.
     idle: Notify,
-    /// Cancelled when the connection must end; the writer then sends the
+    /// Cancelled when the connection must end; its task then sends the
     /// close frame in `close_frame`. A child of the server's shutdown token,
     /// so it also fires on shutdown: each connection's tasks wait on their
     /// own token, whose lock nobody else takes, instead of every task of
@@ -66,7 +66,7 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
-    /// A new outbox and the receiver its writer task drains: at most
+    /// A new outbox and the receiver its connection task drains: at most
     /// `capacity` frames and `max_bytes` bytes queued; `shutdown` is the
     /// server's shutdown token (it closes the connection too).
     pub(crate) fn new(
@@ -116,7 +116,7 @@ impl Outbox {
         self.send(encode(msg));
     }
 
-    /// The writer has handed a frame of `len` bytes to the socket (or
+    /// The connection has handed a frame of `len` bytes to the socket (or
     /// dropped it).
     pub(crate) fn taken(&self, len: usize) {
         self.queued_bytes.fetch_sub(len, AcqRel);
@@ -138,12 +138,18 @@ impl Outbox {
         }
     }
 
+    /// Whether every reply owed is queued and every queued frame has been
+    /// handed to the socket.
+    pub(crate) fn settled(&self) -> bool {
+        self.unsent.load(Acquire) == 0 && self.owed.load(Acquire) == 0
+    }
+
     /// Resolves once every reply owed is queued and every queued frame has
     /// been handed to the socket.
     pub(crate) async fn flushed(&self) {
         loop {
             let idle = self.idle.notified();
-            if self.unsent.load(Acquire) == 0 && self.owed.load(Acquire) == 0 {
+            if self.settled() {
                 return;
             }
             idle.await;

@@ -1,17 +1,19 @@
-//! One WebSocket connection on the wire: the upgrade, the reader and writer
-//! tasks, and how the connection ends.
+//! One WebSocket connection on the wire: the upgrade, the connection's
+//! task, and how the connection ends.
 //!
-//! Each connection is two tasks. The reader hands text frames to its
-//! [`Client`], which enforces the limits and forwards table requests to the
-//! table's actor; the actor replies straight into the connection's
-//! [`Outbox`]. The writer drains the outbox into the socket, batching
-//! whatever is queued into one flush, pings on a timer, and sends the close
-//! frame.
+//! Each connection is one task, which owns the socket. It hands text
+//! frames to its [`Client`], which enforces the limits and forwards table
+//! requests to the table's actor; the actor replies straight into the
+//! connection's [`Outbox`]. The same task drains the outbox into the
+//! socket, batching whatever is queued into one flush, pings on a timer,
+//! and sends the close frame. One task, not a reader and a writer: a frame
+//! costs no hand-over between tasks, and an idle connection holds one
+//! task's memory.
 //!
 //! # Replies in order, and the close handshake
 //!
-//! Before it reads the next frame, the reader waits until every reply owed
-//! is queued and handed to the socket ([`Outbox::flushed`]). So replies
+//! Before it reads the next frame, the task waits until every reply owed
+//! is queued and handed to the socket ([`Outbox::settled`]). So replies
 //! leave in the order the requests came, and a client that sends requests
 //! and then a close frame gets every reply before the server's answering
 //! close frame (once the WebSocket layer has read a close frame it sends
@@ -19,14 +21,14 @@
 //!
 //! # Clients that stop reading
 //!
-//! Nothing a client does can make a writer wait for long: every write to
+//! Nothing a client does can make a write wait for long: every write to
 //! the socket has a deadline ([`Config::write_timeout`]); the outbox is
 //! bounded in frames and bytes ([`Config::send_queue`],
 //! [`Config::send_queue_bytes`]); the WebSocket layer's own buffer is capped;
 //! and the kernel's send buffer is set small by the accept loop. A client
 //! that passes any of these is closed as too slow (1008).
 //!
-//! The writer gets only what it uses of the server ([`Wire`]): two
+//! The task gets only what it uses of the server ([`Wire`]): three
 //! settings, the metrics and the shutdown signal.
 //!
 //! [`Config::write_timeout`]: crate::Config::write_timeout
@@ -43,7 +45,6 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
 use tokio::sync::mpsc;
@@ -63,9 +64,9 @@ const MAX_WRITE_BUFFER: usize = 128 * 1024;
 /// take to leave before the connection is simply dropped.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// The longest the reader waits for replies before reading on: a bound on
+/// The longest the task waits for replies before reading on: a bound on
 /// a stall that should not happen (every request is answered, and a client
-/// that does not read is closed by the writer's deadline first).
+/// that does not read is closed by the write deadline first).
 const REPLY_WAIT: Duration = Duration::from_secs(10);
 
 /// Holds one of the server's connection slots; frees it when dropped.
@@ -78,7 +79,7 @@ impl Drop for Slot {
     }
 }
 
-/// What the writer task uses of the server.
+/// What the connection task uses of the server.
 #[derive(Debug)]
 struct Wire {
     /// How often to ping the client ([`Config::ping_interval`]).
@@ -89,6 +90,10 @@ struct Wire {
     ///
     /// [`Config::write_timeout`]: crate::Config::write_timeout
     write_timeout: Duration,
+    /// How long a client may send nothing ([`Config::idle_timeout`]).
+    ///
+    /// [`Config::idle_timeout`]: crate::Config::idle_timeout
+    idle_timeout: Duration,
     metrics: Arc<Metrics>,
     /// The server's shutdown signal: it decides the close frame.
     shutdown: CancellationToken,
@@ -99,6 +104,7 @@ impl Wire {
         Wire {
             ping_interval: shared.config.ping_interval,
             write_timeout: shared.config.write_timeout,
+            idle_timeout: shared.config.idle_timeout,
             metrics: Arc::clone(&shared.metrics),
             shutdown: shared.shutdown.clone(),
         }
@@ -181,40 +187,36 @@ enum End {
     /// The server ended it (a limit, shutdown, idle): see the outbox's
     /// close frame.
     Server,
+    /// A write failed or stalled past its deadline: nothing more can be
+    /// sent (the close was decided and counted by [`write`]).
+    WriteFailed,
 }
 
 async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>, _slot: Slot) {
     shared.metrics.connections_total.fetch_add(1, Relaxed);
-    let (outbox, rx) = shared.new_outbox();
-    let (sink, stream) = socket.split();
-    let (ended_tx, ended_rx) = tokio::sync::oneshot::channel();
-    let writer = tokio::spawn(write_loop(
-        sink,
-        rx,
-        Arc::clone(&outbox),
-        Wire::of(&shared),
-        ended_rx,
-    ));
+    let (outbox, mut rx) = shared.new_outbox();
     let mut client = Client::new(Arc::clone(&shared), Arc::clone(&outbox), peer);
-    let mut stream = stream;
-    let idle = shared.config.idle_timeout;
-    let end = read_loop(&mut client, &outbox, idle, &mut stream).await;
-    let _ = ended_tx.send(end);
+    let wire = Wire::of(&shared);
+    let mut socket = socket;
+    let end = run(&mut client, &mut socket, &mut rx, &wire).await;
     match end {
         End::CloseFrame => shared.metrics.disconnect(true),
         End::Dropped => shared.metrics.disconnect(false),
-        End::Server => {}
+        End::Server | End::WriteFailed => {}
     }
     client.finish().await;
     outbox.close(close::NORMAL, "");
-    let _ = writer.await;
+    if end == End::WriteFailed {
+        return;
+    }
+    finish(&mut socket, &mut rx, &outbox, &wire, end).await;
     if end == End::Server {
         // Read (and drop) what the client still sends until it answers our
         // close frame: closing a socket with unread data resets the
         // connection, and the client could lose the close frame and the
         // reason in it.
         let answered = async {
-            while let Some(Ok(msg)) = stream.next().await {
+            while let Some(Ok(msg)) = socket.next().await {
                 if matches!(msg, Message::Close(_)) {
                     break;
                 }
@@ -224,35 +226,64 @@ async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>,
     }
 }
 
-/// Reads frames until the connection ends, or none arrives for `idle`;
-/// returns how it ended.
-async fn read_loop(
+/// The connection's one task: writes what its outbox queues (in batches,
+/// one flush each), pings, and reads the client's frames, each only once
+/// every reply owed to the ones before is written (see the module's docs);
+/// returns how the connection ended.
+async fn run(
     client: &mut Client,
-    outbox: &Outbox,
-    idle: Duration,
-    stream: &mut SplitStream<WebSocket>,
+    socket: &mut WebSocket,
+    rx: &mut mpsc::Receiver<Utf8Bytes>,
+    wire: &Wire,
 ) -> End {
+    let outbox = Arc::clone(&client.outbox);
     // The closing token fires on shutdown too (see `Outbox::closing`).
-    // Both futures live across frames: re-creating them per frame would
-    // register a waiter and a timer for every message. The idle timer
-    // is re-armed lazily: a frame only notes the time, and when the
-    // timer fires early it is pushed back to the last frame + `idle`.
+    // These futures live across frames: re-creating them per frame would
+    // register a waiter and a timer for every message. The idle timer is
+    // re-armed lazily: a frame only notes the time, and when the timer
+    // fires early it is pushed back to the last frame + `idle`.
     let closing = outbox.closing().clone().cancelled_owned();
     tokio::pin!(closing);
+    let idle = wire.idle_timeout;
     let mut last_frame = tokio::time::Instant::now();
     let idle_timer = tokio::time::sleep_until(last_frame + idle);
     tokio::pin!(idle_timer);
+    let every = wire.ping_interval;
+    let mut ping = tokio::time::interval_at(last_frame + every, every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // When the replies owed were first waited for: reading resumes after
+    // `REPLY_WAIT` regardless, a bound on a stall that should not happen.
+    let mut waiting_since: Option<tokio::time::Instant> = None;
     loop {
-        // Replies first (see the module's docs). The writer's deadline
-        // bounds this wait: a client that does not read is closed.
+        let settled = outbox.settled();
+        let now_waiting = if settled {
+            waiting_since = None;
+            false
+        } else {
+            let since = *waiting_since.get_or_insert_with(tokio::time::Instant::now);
+            since.elapsed() < REPLY_WAIT
+        };
+        let reply_due = waiting_since.map_or(last_frame, |since| since + REPLY_WAIT);
         tokio::select! {
             biased;
             () = &mut closing => return End::Server,
-            _ = tokio::time::timeout(REPLY_WAIT, outbox.flushed()) => {}
-        }
-        let msg = tokio::select! {
-            biased;
-            () = &mut closing => return End::Server,
+            frame = rx.recv() => {
+                let Some(frame) = frame else { return End::Server };
+                if !feed_batch(socket, rx, &outbox, wire, frame).await
+                    || !write(&outbox, wire, socket.flush()).await
+                {
+                    return End::WriteFailed;
+                }
+            }
+            _ = ping.tick() => {
+                let ping = Message::Ping(axum::body::Bytes::new());
+                if !write(&outbox, wire, socket.send(ping)).await {
+                    return End::WriteFailed;
+                }
+            }
+            // The last reply owed was queued (its frame comes through `rx`).
+            () = outbox.flushed(), if now_waiting => {}
+            () = tokio::time::sleep_until(reply_due), if now_waiting => {}
             () = &mut idle_timer => {
                 let due = last_frame + idle;
                 if tokio::time::Instant::now() < due {
@@ -262,36 +293,43 @@ async fn read_loop(
                 outbox.close(close::GOING_AWAY, "idle timeout");
                 return End::Server;
             }
-            msg = stream.next() => msg,
-        };
-        last_frame = tokio::time::Instant::now();
-        let flow = match msg {
-            None => return End::Dropped,
-            Some(Ok(Message::Close(_))) => return End::CloseFrame,
-            Some(Err(e)) => match close::for_read_error(&e) {
-                None => return End::Dropped,
-                Some(code) => {
-                    tracing::debug!(conn = outbox.id, error = %e, "websocket read failed");
-                    outbox.close(code, format!("protocol error: {e}"));
-                    return End::Server;
+            msg = socket.next(), if !now_waiting => {
+                last_frame = tokio::time::Instant::now();
+                if let Some(end) = on_frame(client, msg).await {
+                    return end;
                 }
-            },
-            Some(Ok(Message::Text(text))) => client.on_text(text.as_str()).await,
-            Some(Ok(Message::Binary(_))) => {
-                outbox.close(
-                    close::UNSUPPORTED,
-                    "binary frames are not supported: send JSON text frames",
-                );
-                return End::Server;
             }
-            // The WebSocket layer answers pings by itself; they and pongs
-            // still count against the rate limit (every frame counts).
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => client.on_control_frame(),
-        };
-        if flow == Flow::Close {
-            return End::Server;
         }
     }
+}
+
+/// Handles one frame read from the client; `Some` when the connection ends.
+async fn on_frame(client: &mut Client, msg: Option<Result<Message, axum::Error>>) -> Option<End> {
+    let outbox = &client.outbox;
+    let flow = match msg {
+        None => return Some(End::Dropped),
+        Some(Ok(Message::Close(_))) => return Some(End::CloseFrame),
+        Some(Err(e)) => match close::for_read_error(&e) {
+            None => return Some(End::Dropped),
+            Some(code) => {
+                tracing::debug!(conn = outbox.id, error = %e, "websocket read failed");
+                outbox.close(code, format!("protocol error: {e}"));
+                return Some(End::Server);
+            }
+        },
+        Some(Ok(Message::Text(text))) => client.on_text(text.as_str()).await,
+        Some(Ok(Message::Binary(_))) => {
+            outbox.close(
+                close::UNSUPPORTED,
+                "binary frames are not supported: send JSON text frames",
+            );
+            return Some(End::Server);
+        }
+        // The WebSocket layer answers pings by itself; they and pongs
+        // still count against the rate limit (every frame counts).
+        Some(Ok(Message::Ping(_) | Message::Pong(_))) => client.on_control_frame(),
+    };
+    (flow == Flow::Close).then_some(End::Server)
 }
 
 /// Runs one write with the stall deadline; `false` if the socket failed or
@@ -311,52 +349,9 @@ where
     }
 }
 
-/// Drains the outbox into the socket; pings; ends the connection.
-async fn write_loop(
-    mut sink: SplitSink<WebSocket, Message>,
-    mut rx: mpsc::Receiver<Utf8Bytes>,
-    outbox: Arc<Outbox>,
-    wire: Wire,
-    ended: tokio::sync::oneshot::Receiver<End>,
-) {
-    let every = wire.ping_interval;
-    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // Made once, not per frame: a fresh `cancelled()` future registers
-    // with the token's waiter list every time it is polled first.
-    let closing = outbox.closing().clone().cancelled_owned();
-    tokio::pin!(closing);
-    loop {
-        tokio::select! {
-            biased;
-            () = &mut closing => {
-                let end = ended.await.unwrap_or(End::Server);
-                finish(&mut sink, &mut rx, &outbox, &wire, end).await;
-                break;
-            }
-            frame = rx.recv() => {
-                let Some(frame) = frame else { break };
-                if !feed_batch(&mut sink, &mut rx, &outbox, &wire, frame).await
-                    || !write(&outbox, &wire, sink.flush()).await
-                {
-                    break;
-                }
-            }
-            _ = ping.tick() => {
-                let ping = Message::Ping(axum::body::Bytes::new());
-                if !write(&outbox, &wire, sink.send(ping)).await {
-                    break;
-                }
-            }
-        }
-    }
-    // Tell the reader, if it is still going.
-    outbox.closing().cancel();
-}
-
 /// Feeds `first` and whatever else is queued, without flushing.
 async fn feed_batch(
-    sink: &mut SplitSink<WebSocket, Message>,
+    sink: &mut WebSocket,
     rx: &mut mpsc::Receiver<Utf8Bytes>,
     outbox: &Outbox,
     wire: &Wire,
@@ -387,7 +382,7 @@ async fn finish<S>(
 {
     match end {
         // Nobody to talk to.
-        End::Dropped => {}
+        End::Dropped | End::WriteFailed => {}
         // Everything the client asked for was handed to the socket before
         // its close frame was read; flushing sends the answering close.
         End::CloseFrame => {
