@@ -15,14 +15,14 @@
 //! once everything it asked for has been answered.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::{AcqRel, Acquire};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
 use oxo_protocol::ServerMsg;
 use tokio::sync::Notify;
-use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::Account;
@@ -41,12 +41,27 @@ pub(crate) fn encode(msg: &ServerMsg) -> Utf8Bytes {
     }
 }
 
+/// The frames waiting for the socket.
+#[derive(Debug, Default)]
+struct Queue {
+    frames: VecDeque<Utf8Bytes>,
+    /// The connection has ended: frames sent now are dropped.
+    shut: bool,
+}
+
 /// The sending half of one WebSocket connection.
+///
+/// The queue is a plain deque under a lock, empty (and unallocated) while
+/// the connection is idle; the connection's task is woken through `ready`.
 #[derive(Debug)]
 pub(crate) struct Outbox {
     /// Unique per process.
     pub(crate) id: u64,
-    tx: mpsc::Sender<Utf8Bytes>,
+    queue: Mutex<Queue>,
+    /// At most this many frames queued.
+    capacity: usize,
+    /// Notified when a frame is queued for the connection's task.
+    ready: Notify,
     /// Bytes queued and not yet handed to the socket, and their bound.
     queued_bytes: AtomicUsize,
     max_bytes: usize,
@@ -66,19 +81,20 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
-    /// A new outbox and the receiver its connection task drains: at most
-    /// `capacity` frames and `max_bytes` bytes queued; `shutdown` is the
-    /// server's shutdown token (it closes the connection too).
+    /// A new outbox: at most `capacity` frames and `max_bytes` bytes
+    /// queued; `shutdown` is the server's shutdown token (it closes the
+    /// connection too).
     pub(crate) fn new(
         id: u64,
         capacity: usize,
         max_bytes: usize,
         shutdown: &CancellationToken,
-    ) -> (Arc<Outbox>, mpsc::Receiver<Utf8Bytes>) {
-        let (tx, rx) = mpsc::channel(capacity);
+    ) -> Arc<Outbox> {
         let outbox = Outbox {
             id,
-            tx,
+            queue: Mutex::default(),
+            capacity,
+            ready: Notify::new(),
             queued_bytes: AtomicUsize::new(0),
             max_bytes,
             unsent: AtomicUsize::new(0),
@@ -87,27 +103,82 @@ impl Outbox {
             closing: shutdown.child_token(),
             close_frame: Mutex::new(None),
         };
-        (Arc::new(outbox), rx)
+        Arc::new(outbox)
     }
 
-    /// Queues a frame. A full queue (in frames or bytes) closes the
-    /// connection (too slow).
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a frame and wakes the connection's task. A full queue (in
+    /// frames or bytes) closes the connection (too slow).
     pub(crate) fn send(&self, frame: Utf8Bytes) {
+        if self.push(frame) {
+            self.ready.notify_one();
+        }
+    }
+
+    /// Queues a frame without waking the connection's task: for a frame
+    /// that a reply to the same client follows at once (the state a move
+    /// made, then its `ok`), so that both leave in one write.
+    pub(crate) fn send_quiet(&self, frame: Utf8Bytes) {
+        self.push(frame);
+    }
+
+    /// Queues a frame; whether it was queued.
+    fn push(&self, frame: Utf8Bytes) -> bool {
         let len = frame.len();
         let queued = self.queued_bytes.fetch_add(len, AcqRel) + len;
         if queued > self.max_bytes {
             self.queued_bytes.fetch_sub(len, AcqRel);
             self.close(close::POLICY, "too slow: too much unread data");
-            return;
+            return false;
         }
         self.unsent.fetch_add(1, AcqRel);
-        match self.tx.try_send(frame) {
-            Ok(()) => {}
-            Err(TrySendError::Closed(_)) => self.taken(len),
-            Err(TrySendError::Full(_)) => {
-                self.taken(len);
-                self.close(close::POLICY, "too slow: the send queue is full");
+        let mut queue = self.queue();
+        if queue.shut {
+            drop(queue);
+            self.taken(len);
+            false
+        } else if queue.frames.len() >= self.capacity {
+            drop(queue);
+            self.taken(len);
+            self.close(close::POLICY, "too slow: the send queue is full");
+            false
+        } else {
+            queue.frames.push_back(frame);
+            true
+        }
+    }
+
+    /// The next queued frame, if any. The caller hands it to the socket
+    /// (or drops it) and then calls [`Outbox::taken`].
+    pub(crate) fn try_recv(&self) -> Option<Utf8Bytes> {
+        self.queue().frames.pop_front()
+    }
+
+    /// The next queued frame, waiting for one. Cancel-safe.
+    pub(crate) async fn recv(&self) -> Utf8Bytes {
+        loop {
+            // Made before looking: a frame queued after the look wakes it.
+            let ready = self.ready.notified();
+            if let Some(frame) = self.try_recv() {
+                return frame;
             }
+            ready.await;
+        }
+    }
+
+    /// The connection has ended: what is queued is dropped, and so is
+    /// anything sent from now on.
+    pub(crate) fn shut(&self) {
+        let frames = {
+            let mut queue = self.queue();
+            queue.shut = true;
+            std::mem::take(&mut queue.frames)
+        };
+        for frame in frames {
+            self.taken(frame.len());
         }
     }
 
@@ -196,5 +267,93 @@ impl Conn {
     /// The connection's id.
     pub(crate) fn id(&self) -> u64 {
         self.outbox.id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use futures_util::FutureExt;
+
+    use super::*;
+
+    fn outbox(capacity: usize, max_bytes: usize) -> Arc<Outbox> {
+        Outbox::new(1, capacity, max_bytes, &CancellationToken::new())
+    }
+
+    fn frame(text: &'static str) -> Utf8Bytes {
+        Utf8Bytes::from_static(text)
+    }
+
+    /// Whether the connection's task would be woken: a notification is
+    /// pending (taking it).
+    async fn wakes(outbox: &Outbox) -> bool {
+        tokio::time::timeout(Duration::from_millis(50), outbox.ready.notified())
+            .await
+            .is_ok()
+    }
+
+    #[tokio::test]
+    async fn a_quiet_frame_waits_for_the_next_one_and_both_leave_in_order() {
+        let out = outbox(8, 1 << 20);
+        out.send_quiet(frame("state"));
+        assert!(!wakes(&out).await, "a quiet frame woke the connection");
+        assert!(!out.settled(), "a queued frame is not yet written");
+        out.send(frame("ok"));
+        assert!(wakes(&out).await, "the reply wakes the connection");
+        let first = out.recv().now_or_never().expect("queued");
+        out.taken(first.len());
+        let second = out.try_recv().expect("queued");
+        out.taken(second.len());
+        assert_eq!((first.as_str(), second.as_str()), ("state", "ok"));
+        assert!(out.settled());
+        assert!(out.recv().now_or_never().is_none(), "nothing left");
+    }
+
+    #[tokio::test]
+    async fn a_frame_sent_while_waiting_wakes_the_receiver() {
+        let out = outbox(8, 1 << 20);
+        let waiter = {
+            let out = Arc::clone(&out);
+            tokio::spawn(async move { out.recv().await })
+        };
+        tokio::task::yield_now().await;
+        out.send(frame("hello"));
+        let got = tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .expect("woken in time")
+            .expect("no panic");
+        assert_eq!(got.as_str(), "hello");
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_closes_the_connection_as_too_slow() {
+        let out = outbox(2, 1 << 20);
+        out.send(frame("a"));
+        out.send(frame("b"));
+        out.send(frame("c"));
+        assert!(out.closing().is_cancelled());
+        let (code, reason) = out.close_frame().expect("a close frame");
+        assert_eq!(code, close::POLICY);
+        assert!(reason.contains("send queue is full"), "{reason}");
+
+        let out = outbox(100, 10);
+        out.send(frame("0123456789abc"));
+        assert!(out.closing().is_cancelled());
+        let (_, reason) = out.close_frame().expect("a close frame");
+        assert!(reason.contains("too much unread data"), "{reason}");
+        assert!(out.settled(), "the refused frame is off the books");
+    }
+
+    #[tokio::test]
+    async fn after_shut_frames_are_dropped_and_off_the_books() {
+        let out = outbox(8, 1 << 20);
+        out.send(frame("queued"));
+        out.shut();
+        out.send(frame("late"));
+        assert!(out.try_recv().is_none());
+        assert!(out.settled(), "dropped frames are not owed to the socket");
+        assert!(!out.closing().is_cancelled(), "dropping is not a refusal");
     }
 }

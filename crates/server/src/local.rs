@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
-use tokio::sync::mpsc;
 
 use crate::client::{Client, Flow};
 use crate::close;
@@ -18,7 +17,6 @@ use crate::state::AppState;
 #[derive(Debug)]
 pub struct LocalClient {
     client: Client,
-    rx: mpsc::Receiver<Utf8Bytes>,
 }
 
 impl AppState {
@@ -26,11 +24,17 @@ impl AppState {
     #[must_use]
     pub fn connect_local(&self) -> LocalClient {
         let shared = Arc::clone(&self.shared);
-        let (outbox, rx) = shared.new_outbox();
+        let outbox = shared.new_outbox();
         LocalClient {
             client: Client::new(shared, outbox, None),
-            rx,
         }
+    }
+}
+
+impl Drop for LocalClient {
+    fn drop(&mut self) {
+        // Nobody reads what the tables send from now on.
+        self.client.outbox.shut();
     }
 }
 
@@ -48,18 +52,18 @@ impl LocalClient {
     /// The next message from the server (JSON text), or `None` once the
     /// server has closed this connection and nothing is left.
     pub async fn recv(&mut self) -> Option<String> {
-        let closing = self.client.outbox.closing().clone();
+        let outbox = &self.client.outbox;
         let frame = tokio::select! {
             biased;
-            frame = self.rx.recv() => frame,
-            () = closing.cancelled() => self.rx.try_recv().ok(),
+            frame = outbox.recv() => Some(frame),
+            () = outbox.closing().cancelled() => outbox.try_recv(),
         };
         frame.map(|f| self.taken(&f))
     }
 
     /// The next message if one is waiting.
     pub fn try_recv(&mut self) -> Option<String> {
-        let frame = self.rx.try_recv().ok()?;
+        let frame = self.client.outbox.try_recv()?;
         Some(self.taken(&frame))
     }
 
@@ -73,5 +77,6 @@ impl LocalClient {
     pub async fn close(mut self) {
         self.client.finish().await;
         self.client.outbox.close(close::NORMAL, "");
+        self.client.outbox.shut();
     }
 }

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
-use axum::extract::ws::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -87,8 +86,8 @@ impl Shared {
     }
 
     /// The outbox of a new connection, with a fresh id and the configured
-    /// bounds, and the receiver its writer drains.
-    pub(crate) fn new_outbox(&self) -> (Arc<Outbox>, tokio::sync::mpsc::Receiver<Utf8Bytes>) {
+    /// bounds.
+    pub(crate) fn new_outbox(&self) -> Arc<Outbox> {
         let id = self.next_conn.fetch_add(1, Relaxed);
         Outbox::new(
             id,

@@ -47,7 +47,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::{Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{Client, Flow};
@@ -194,11 +193,11 @@ enum End {
 
 async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>, _slot: Slot) {
     shared.metrics.connections_total.fetch_add(1, Relaxed);
-    let (outbox, mut rx) = shared.new_outbox();
+    let outbox = shared.new_outbox();
     let mut client = Client::new(Arc::clone(&shared), Arc::clone(&outbox), peer);
     let wire = Wire::of(&shared);
     let mut socket = socket;
-    let end = run(&mut client, &mut socket, &mut rx, &wire).await;
+    let end = run(&mut client, &mut socket, &wire).await;
     match end {
         End::CloseFrame => shared.metrics.disconnect(true),
         End::Dropped => shared.metrics.disconnect(false),
@@ -207,9 +206,11 @@ async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>,
     client.finish().await;
     outbox.close(close::NORMAL, "");
     if end == End::WriteFailed {
+        outbox.shut();
         return;
     }
-    finish(&mut socket, &mut rx, &outbox, &wire, end).await;
+    finish(&mut socket, &outbox, &wire, end).await;
+    outbox.shut();
     if end == End::Server {
         // Read (and drop) what the client still sends until it answers our
         // close frame: closing a socket with unread data resets the
@@ -230,12 +231,7 @@ async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>,
 /// one flush each), pings, and reads the client's frames, each only once
 /// every reply owed to the ones before is written (see the module's docs);
 /// returns how the connection ended.
-async fn run(
-    client: &mut Client,
-    socket: &mut WebSocket,
-    rx: &mut mpsc::Receiver<Utf8Bytes>,
-    wire: &Wire,
-) -> End {
+async fn run(client: &mut Client, socket: &mut WebSocket, wire: &Wire) -> End {
     let outbox = Arc::clone(&client.outbox);
     // The closing token fires on shutdown too (see `Outbox::closing`).
     // These futures live across frames: re-creating them per frame would
@@ -267,9 +263,8 @@ async fn run(
         tokio::select! {
             biased;
             () = &mut closing => return End::Server,
-            frame = rx.recv() => {
-                let Some(frame) = frame else { return End::Server };
-                if !feed_batch(socket, rx, &outbox, wire, frame).await
+            frame = outbox.recv() => {
+                if !feed_batch(socket, &outbox, wire, frame).await
                     || !write(&outbox, wire, socket.flush()).await
                 {
                     return End::WriteFailed;
@@ -281,7 +276,8 @@ async fn run(
                     return End::WriteFailed;
                 }
             }
-            // The last reply owed was queued (its frame comes through `rx`).
+            // The last reply owed was queued (its frame comes through
+            // `outbox.recv()`).
             () = outbox.flushed(), if now_waiting => {}
             () = tokio::time::sleep_until(reply_due), if now_waiting => {}
             () = &mut idle_timer => {
@@ -350,13 +346,7 @@ where
 }
 
 /// Feeds `first` and whatever else is queued, without flushing.
-async fn feed_batch(
-    sink: &mut WebSocket,
-    rx: &mut mpsc::Receiver<Utf8Bytes>,
-    outbox: &Outbox,
-    wire: &Wire,
-    first: Utf8Bytes,
-) -> bool {
+async fn feed_batch(sink: &mut WebSocket, outbox: &Outbox, wire: &Wire, first: Utf8Bytes) -> bool {
     let mut next = Some(first);
     while let Some(frame) = next {
         let len = frame.len();
@@ -365,19 +355,14 @@ async fn feed_batch(
         if !ok {
             return false;
         }
-        next = rx.try_recv().ok();
+        next = outbox.try_recv();
     }
     true
 }
 
 /// Ends the connection: delivers what is queued and the close frame.
-async fn finish<S>(
-    sink: &mut S,
-    rx: &mut mpsc::Receiver<Utf8Bytes>,
-    outbox: &Outbox,
-    wire: &Wire,
-    end: End,
-) where
+async fn finish<S>(sink: &mut S, outbox: &Outbox, wire: &Wire, end: End)
+where
     S: Sink<Message, Error = axum::Error> + Unpin,
 {
     match end {
@@ -392,7 +377,7 @@ async fn finish<S>(
             // Deliver what is queued (e.g. the error that explains the
             // close), then the close frame.
             let deliver = async {
-                while let Ok(frame) = rx.try_recv() {
+                while let Some(frame) = outbox.try_recv() {
                     let len = frame.len();
                     let fed = sink.feed(Message::Text(frame)).await;
                     outbox.taken(len);

@@ -75,6 +75,10 @@ pub(super) struct Table {
     spectators_due: Option<Instant>,
     /// After a timer's change failed to store: no timer fires before then.
     retry_at: Option<Instant>,
+    /// The connection whose request is being handled: its reply follows
+    /// any state broadcast at once, so the state is queued without waking
+    /// its task and both leave in one write.
+    pub(super) replying_to: Option<u64>,
 }
 
 impl Table {
@@ -100,6 +104,7 @@ impl Table {
             lobby_dirty: false,
             spectators_due: None,
             retry_at: None,
+            replying_to: None,
         }
     }
 
@@ -262,20 +267,12 @@ impl Table {
 
     async fn handle(&mut self, cmd: TableCmd) {
         match cmd {
-            TableCmd::Request { conn, id, req, at } => match self.request(&conn, id, req).await {
-                Ok(Reply::Done) => self.reply_ok(&conn, id),
-                Ok(Reply::Moved { game_id, ply }) => {
-                    self.live.set(self.rules.state().status());
-                    conn.outbox.reply(&ServerMsg::Ok {
-                        id,
-                        table_id: Some(self.id.clone()),
-                        game_id: Some(game_id),
-                        ply: Some(ply),
-                    });
-                    self.env.metrics.move_latency.observe(at.elapsed());
-                }
-                Err(e) => self.reply_err(&conn, id, e),
-            },
+            TableCmd::Request { conn, id, req, at } => {
+                self.replying_to = Some(conn.id());
+                let result = self.request(&conn, id, req).await;
+                self.replying_to = None;
+                self.answer(&conn, id, result, at);
+            }
             TableCmd::Attach(conn) => {
                 if !self.is_closed() {
                     let attached = self.attach(conn.clone());
@@ -287,6 +284,30 @@ impl Table {
                 self.lobby_dirty = true;
                 self.broadcast();
             }
+        }
+    }
+
+    /// Replies to a request handled with `result`, received at `at`.
+    fn answer(
+        &mut self,
+        conn: &Conn,
+        id: Option<u64>,
+        result: Result<Reply, ClientError>,
+        at: std::time::Instant,
+    ) {
+        match result {
+            Ok(Reply::Done) => self.reply_ok(conn, id),
+            Ok(Reply::Moved { game_id, ply }) => {
+                self.live.set(self.rules.state().status());
+                conn.outbox.reply(&ServerMsg::Ok {
+                    id,
+                    table_id: Some(self.id.clone()),
+                    game_id: Some(game_id),
+                    ply: Some(ply),
+                });
+                self.env.metrics.move_latency.observe(at.elapsed());
+            }
+            Err(e) => self.reply_err(conn, id, e),
         }
     }
 

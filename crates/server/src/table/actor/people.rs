@@ -165,7 +165,11 @@ impl Table {
                 table: self.view().table_state(Instant::now()),
             });
             for m in &self.members {
-                m.outbox.send(frame.clone());
+                if self.replying_to == Some(m.id()) {
+                    m.outbox.send_quiet(frame.clone());
+                } else {
+                    m.outbox.send(frame.clone());
+                }
             }
         }
         if self.lobby_dirty {
