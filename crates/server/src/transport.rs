@@ -291,7 +291,9 @@ async fn run(client: &mut Client, socket: &mut WebSocket, wire: &Wire) -> End {
             }
             msg = socket.next(), if !now_waiting => {
                 last_frame = tokio::time::Instant::now();
-                if let Some(end) = on_frame(client, msg).await {
+                // Boxed: handling a request is the largest state of this
+                // task, and an idle connection should not hold it.
+                if let Some(end) = Box::pin(on_frame(client, msg)).await {
                     return end;
                 }
             }
