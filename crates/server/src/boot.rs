@@ -59,12 +59,20 @@ impl AppState {
         let shared = Arc::new(Shared::new(config, store, metrics));
         let recovered = saved.len();
         let env = shared.table_env();
+        // Every table is rebuilt and registered first, and only then are
+        // the actors started: an actor started early would compete for the
+        // cores with the rebuilding of the others. Requests that arrive
+        // before its actor runs wait in its queue.
+        let mut rebuilt = Vec::with_capacity(saved.len());
         for saved in saved {
             let accounts = ByPlayer {
                 x: saved.players.x.as_ref().map(|p| load_account(&shared, p)),
                 o: saved.players.o.as_ref().map(|p| load_account(&shared, p)),
             };
-            table::recover(&env, saved, accounts);
+            rebuilt.extend(table::recover(&env, saved, accounts));
+        }
+        for table in rebuilt {
+            table.start();
         }
         if recovered > 0 {
             tracing::info!(tables = recovered, "resumed unfinished tables");

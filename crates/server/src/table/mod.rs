@@ -48,7 +48,7 @@ use tokio::time::Instant;
 
 use crate::accounts::Account;
 use crate::conn::Conn;
-use crate::handle::TableHandle;
+use crate::handle::{TableCmd, TableHandle};
 use crate::ids::{now_ms, seed};
 use crate::live::LiveStatus;
 use crate::store::SavedTable;
@@ -92,7 +92,11 @@ pub(crate) fn create(
 /// Rebuilds an unfinished table from the database and starts its actor.
 /// Its human players are disconnected, with a fresh grace period. A table
 /// whose saved state is impossible is skipped with a warning.
-pub(crate) fn recover(env: &Env, saved: SavedTable, accounts: ByPlayer<Option<Arc<Account>>>) {
+pub(crate) fn recover(
+    env: &Env,
+    saved: SavedTable,
+    accounts: ByPlayer<Option<Arc<Account>>>,
+) -> Option<Recovered> {
     let row = saved.row;
     // People sit where no bot does.
     let accounts = ByPlayer::new_with(|p| accounts[p].clone().filter(|_| row.bot_seat != Some(p)));
@@ -122,7 +126,7 @@ pub(crate) fn recover(env: &Env, saved: SavedTable, accounts: ByPlayer<Option<Ar
         Ok(rules) => rules,
         Err(why) => {
             tracing::warn!(table = %row.id, why, "skipped an unfinished table that cannot resume");
-            return;
+            return None;
         }
     };
     let live = LiveStatus::new(rules.state().status());
@@ -141,5 +145,21 @@ pub(crate) fn recover(env: &Env, saved: SavedTable, accounts: ByPlayer<Option<Ar
     table.lobby_dirty = true;
     let (tx, rx) = mpsc::channel(QUEUE);
     env.tables.register(&row.id, TableHandle::new(tx, live));
-    env.tasks.spawn(table.run(rx));
+    Some(Recovered { table, rx })
+}
+
+/// A table rebuilt from the store and registered, whose actor is not
+/// running yet: requests sent to it wait in its queue until
+/// [`Recovered::start`].
+pub(crate) struct Recovered {
+    table: Table,
+    rx: mpsc::Receiver<TableCmd>,
+}
+
+impl Recovered {
+    /// Starts the table's actor.
+    pub(crate) fn start(self) {
+        let tasks = self.table.env.tasks.clone();
+        tasks.spawn(self.table.run(self.rx));
+    }
 }

@@ -103,9 +103,14 @@ pub(super) fn load_open_tables(conn: &Connection) -> Result<Recovered, ServerErr
     let tables = open_tables(conn)?;
     let players = keyed(
         conn,
-        "SELECT id, token_hash, name FROM players WHERE id IN (
-             SELECT x_player FROM tables WHERE status <> 'closed'
-             UNION SELECT o_player FROM tables WHERE status <> 'closed')",
+        // A join per seat, not `IN (... UNION ...)`: no temporary B-tree
+        // to sort and deduplicate the ids (a player seated twice comes
+        // twice and is keyed once).
+        "SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.x_player
+         WHERE t.status <> 'closed'
+         UNION ALL
+         SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.o_player
+         WHERE t.status <> 'closed'",
         |r| {
             Ok(RawPlayer {
                 token_hash: r.get(1)?,
