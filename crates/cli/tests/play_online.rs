@@ -18,7 +18,9 @@ use common::tmux::Tmux;
 
 const OXO: &str = env!("CARGO_BIN_EXE_oxo");
 
-/// The board rows of the terminal's screen, as `X.O` strings.
+/// The board rows of the terminal's screen, as `X.O` strings. The window
+/// is small enough for the one-letter board; an empty cell shows its
+/// number (or nothing once the round is over).
 fn board(screen: &str) -> String {
     screen
         .lines()
@@ -27,9 +29,10 @@ fn board(screen: &str) -> String {
             l.split('│')
                 .skip(1)
                 .take(3)
-                .map(|c| match c.trim() {
-                    "" => '.',
-                    m => m.chars().next().unwrap_or('?'),
+                .map(|c| match c.trim().chars().next() {
+                    None => '.',
+                    Some(d) if d.is_ascii_digit() => '.',
+                    Some(m) => m,
                 })
                 .collect::<String>()
         })
@@ -98,7 +101,7 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     let command = [
         "env", &config, OXO, "play", "--server", &url, "--name", "Tess",
     ];
-    let Some(tmux) = Tmux::start_command("online_game", 110, 30, &command) else {
+    let Some(tmux) = Tmux::start_command("online_game", 64, 22, &command) else {
         return;
     };
     tmux.wait_for("the lobby", |s| s.contains("Open tables"));

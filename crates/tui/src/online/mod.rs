@@ -18,9 +18,10 @@ use std::io;
 use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
 
-use crossterm::event::{self, Event};
+use crossterm::event::{self, Event, MouseButton, MouseEventKind};
 use oxo_client::Address;
 use ratatui::DefaultTerminal;
+use ratatui::layout::Rect;
 use tokio::sync::mpsc;
 
 use crate::signals::{self, Watch};
@@ -28,6 +29,8 @@ use state::Online;
 
 mod net;
 mod state;
+#[cfg(test)]
+mod tests;
 mod tokens;
 mod view;
 
@@ -105,8 +108,14 @@ fn run(
             continue;
         }
         if event::poll(TICK)? {
-            if let Event::Key(key) = event::read()? {
-                online.key(key);
+            match event::read()? {
+                Event::Key(key) => online.key(key),
+                Event::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
+                    let size = terminal.size()?;
+                    let area = Rect::new(0, 0, size.width, size.height);
+                    online.click(area, mouse.column, mouse.row);
+                }
+                _ => {}
             }
         }
     }

@@ -10,13 +10,16 @@ use oxo_protocol::{
     BotSeat, ClientMsg, LobbyTable, PlayerId, ServerMsg, TableId, TableOptions, TableState,
     TableStatus,
 };
+use ratatui::layout::Rect;
 use tokio::sync::mpsc::UnboundedSender;
 
 use oxo_protocol::limits::MAX_CHAT_CHARS;
 
 use super::net::{Ask, News};
+use super::view;
 use crate::form::step;
 use crate::input;
+use crate::theme::Theme;
 
 /// Per-move time limits on offer for new tables, in seconds (0: none).
 const CLOCKS: [u32; 4] = [0, 15, 30, 60];
@@ -47,6 +50,8 @@ pub(crate) struct Online {
     pub(crate) running: bool,
     /// Why the game ended without the player quitting.
     pub(crate) failed: Option<String>,
+    /// Colours (or none, with `NO_COLOR`).
+    pub(crate) theme: Theme,
     asks: UnboundedSender<Ask>,
 }
 
@@ -69,6 +74,7 @@ impl Online {
             clock: 0,
             running: true,
             failed: None,
+            theme: Theme::from_env(),
             asks,
         }
     }
@@ -245,6 +251,23 @@ impl Online {
         }
     }
 
+    /// Handles a mouse click at column `x`, row `y` of the screen `area`:
+    /// a click on a cell of the board plays it, as the cursor and Enter
+    /// would.
+    pub(crate) fn click(&mut self, area: Rect, x: u16, y: u16) {
+        if self.typing.is_some() {
+            return;
+        }
+        let Some(table) = &self.table else {
+            return;
+        };
+        let id = table.id.clone();
+        if let Some(sq) = view::square_at(self, area, x, y) {
+            self.cursor = sq;
+            self.play(id, sq);
+        }
+    }
+
     fn table_key(&mut self, code: KeyCode) {
         let Some(table) = &self.table else {
             return;
@@ -292,185 +315,5 @@ impl Online {
             cell,
             game_id,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use oxo_core::{ByPlayer, Scores};
-    use oxo_protocol::{LobbyTable, PlayerInfo};
-    use tokio::sync::mpsc;
-
-    use super::*;
-
-    fn online() -> (Online, mpsc::UnboundedReceiver<Ask>) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let address: Address = "http://127.0.0.1:8080".parse().expect("an address");
-        (Online::new(address, tx), rx)
-    }
-
-    fn press(o: &mut Online, keys: &str) {
-        for c in keys.chars() {
-            let code = match c {
-                '\n' => KeyCode::Enter,
-                '\u{1b}' => KeyCode::Esc,
-                c => KeyCode::Char(c),
-            };
-            o.key(KeyEvent::new(code, KeyModifiers::NONE));
-        }
-    }
-
-    fn sent(rx: &mut mpsc::UnboundedReceiver<Ask>) -> Vec<ClientMsg> {
-        let mut out = Vec::new();
-        while let Ok(ask) = rx.try_recv() {
-            if let Ask::Send(msg) = ask {
-                out.push(msg);
-            }
-        }
-        out
-    }
-
-    fn lobby_entry(id: &str) -> LobbyTable {
-        LobbyTable {
-            id: TableId::from(id),
-            status: TableStatus::Waiting,
-            players: ByPlayer {
-                x: Some("Ann".into()),
-                o: None,
-            },
-            spectators: 0,
-            options: TableOptions::default(),
-        }
-    }
-
-    fn state(id: &str, me: &str) -> TableState {
-        let player = |id: &str, name: &str| PlayerInfo {
-            id: PlayerId::from(id),
-            name: name.into(),
-            bot: None,
-            connected: true,
-            grace_left_ms: None,
-            wants_rematch: false,
-        };
-        TableState {
-            id: TableId::from(id),
-            status: TableStatus::InProgress,
-            options: TableOptions::default(),
-            players: ByPlayer {
-                x: Some(player(me, "Me")),
-                o: Some(player("p2", "Bob")),
-            },
-            spectators: 0,
-            round: 1,
-            game_id: Some("g1".into()),
-            first: Player::X,
-            board: ".........".into(),
-            moves: vec![],
-            move_number: 0,
-            turn: Some(Player::X),
-            time_left_ms: None,
-            outcome: None,
-            scores: Scores::default(),
-        }
-    }
-
-    #[test]
-    fn the_lobby_keys_join_watch_and_create() {
-        let (mut o, mut rx) = online();
-        o.news(News::Message(Box::new(ServerMsg::Lobby {
-            tables: vec![lobby_entry("t1"), lobby_entry("t2")],
-        })));
-        press(&mut o, "j\n");
-        assert_eq!(
-            sent(&mut rx),
-            [ClientMsg::JoinTable {
-                table_id: "t2".into(),
-                seat: None
-            }]
-        );
-        press(&mut o, "kw");
-        assert_eq!(
-            sent(&mut rx),
-            [ClientMsg::WatchTable {
-                table_id: "t1".into()
-            }]
-        );
-        press(&mut o, "stt3p");
-        let created = sent(&mut rx);
-        let [
-            ClientMsg::CreateTable { options: bot },
-            ClientMsg::CreateTable { options: private },
-        ] = created.as_slice()
-        else {
-            panic!("{created:?}");
-        };
-        assert_eq!(bot.bot.map(|b| b.level), Some(BotLevel::Medium));
-        assert_eq!((bot.starter, bot.move_time_ms), (Starter::X, Some(30_000)));
-        assert!(!private.public && private.bot.is_none());
-    }
-
-    #[test]
-    fn at_a_table_keys_play_chat_rematch_and_leave() {
-        let (mut o, mut rx) = online();
-        o.news(News::Welcome {
-            name: "Me".into(),
-            player_id: "me".into(),
-        });
-        o.news(News::Message(Box::new(ServerMsg::Table {
-            table: state("t1", "me"),
-        })));
-        assert_eq!(o.my_seat(), Some(Player::X));
-        press(&mut o, "5");
-        assert_eq!(
-            sent(&mut rx),
-            [ClientMsg::Move {
-                table_id: "t1".into(),
-                cell: Square::B2,
-                game_id: Some("g1".into())
-            }]
-        );
-        press(&mut o, "mhi q\n");
-        assert_eq!(
-            sent(&mut rx),
-            [ClientMsg::Chat {
-                table_id: "t1".into(),
-                text: "hi q".into()
-            }],
-            "q and other keys are text while typing"
-        );
-        assert!(o.running);
-        press(&mut o, "rf");
-        assert_eq!(
-            sent(&mut rx),
-            [
-                ClientMsg::Rematch {
-                    table_id: "t1".into()
-                },
-                ClientMsg::Forfeit {
-                    table_id: "t1".into()
-                }
-            ]
-        );
-        press(&mut o, "\u{1b}");
-        assert_eq!(
-            sent(&mut rx),
-            [ClientMsg::LeaveTable {
-                table_id: "t1".into()
-            }]
-        );
-        assert!(o.table.is_none());
-    }
-
-    #[test]
-    fn refusals_and_drops_are_said_and_a_failure_ends() {
-        let (mut o, _rx) = online();
-        o.news(News::Refused("b2 is already taken".into()));
-        assert_eq!(o.message, "b2 is already taken");
-        o.news(News::Reconnecting("the connection dropped".into()));
-        assert!(!o.connected && o.message.contains("reconnecting"));
-        o.news(News::Failed("cannot connect".into()));
-        assert!(!o.running);
-        assert_eq!(o.failed.as_deref(), Some("cannot connect"));
     }
 }

@@ -1,37 +1,180 @@
 //! Drawing the online screen: the lobby, or the table with its board,
 //! players, clocks, scores and chat.
 
-use oxo_core::{Outcome, Player, Square};
+use oxo_core::{Bitboard, Board, Outcome, Player, Square};
 use oxo_protocol::{PlayerInfo, TableState, TableStatus};
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::state::Online;
 use crate::text::truncate;
+use crate::ui::board::{CellView, Size, cell_rect, render_board};
+
+/// Columns kept for the players, status and chat beside the board.
+const INFO_WIDTH: u16 = 36;
+/// Rows kept for them under the board when they do not fit beside it.
+const INFO_HEIGHT: u16 = 5;
+/// At most this many rows at the bottom for the message and the keys.
+const FOOTER_MAX: u16 = 4;
 
 impl Widget for &Online {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let mut lines = vec![title(self, area.width), Line::default()];
-        match &self.table {
-            None => lobby(self, &mut lines),
-            Some(table) => game(self, table, &mut lines),
+        let Some(table) = &self.table else {
+            let mut lines = vec![title(self, area.width), Line::default()];
+            lobby(self, &mut lines);
+            lines.push(Line::default());
+            lines.extend(footer(self));
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .render(area, buf);
+            return;
+        };
+        let layout = TableLayout::of(area, self);
+        buf.set_line(area.x, area.y, &title(self, area.width), area.width);
+        if let Some((size, rect)) = layout.board {
+            let me = self.my_seat();
+            let marks = marks(&table.board);
+            let view = CellView {
+                cursor: (me.is_some() && table.turn == me && self.typing.is_none())
+                    .then_some(self.cursor),
+                last: table.moves.last().copied(),
+                win: table.outcome.map_or(Bitboard::EMPTY, |o| o.cells()),
+                over: table.status != TableStatus::InProgress,
+                values: [None; 9],
+            };
+            render_board(&marks, &view, size, rect, self.theme, buf);
         }
-        lines.push(Line::default());
-        lines.push(Line::styled(
-            self.message.clone(),
-            Style::new().add_modifier(Modifier::ITALIC),
-        ));
-        lines.push(Line::styled(
-            keys(self),
-            Style::new().add_modifier(Modifier::DIM),
-        ));
+        let mut lines = Vec::new();
+        game(self, table, &mut lines);
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .render(area, buf);
+            .render(layout.info, buf);
+        Paragraph::new(footer(self).to_vec())
+            .wrap(Wrap { trim: false })
+            .render(layout.footer, buf);
     }
+}
+
+/// Where the parts of the table screen go: one home for the drawing and
+/// for mapping clicks to cells.
+struct TableLayout {
+    /// The board's size and place, if any board fits.
+    board: Option<(Size, Rect)>,
+    /// Players, status, spectators and chat.
+    info: Rect,
+    /// The message and the keys.
+    footer: Rect,
+}
+
+impl TableLayout {
+    /// The layout of `o`'s table screen in `area`: the largest board that
+    /// fits beside the information (then under it), the message and keys
+    /// at the bottom, as many rows as they take wrapped.
+    fn of(area: Rect, o: &Online) -> TableLayout {
+        let rows = |text: &str| {
+            let w = crate::text::width(text).max(1);
+            u16::try_from(w.div_ceil(usize::from(area.width.max(1)))).unwrap_or(u16::MAX)
+        };
+        let footer_h = rows(&o.message)
+            .saturating_add(rows(&keys(o)))
+            .min(FOOTER_MAX)
+            .min(area.height.saturating_sub(1));
+        let footer = Rect::new(
+            area.x,
+            area.bottom().saturating_sub(footer_h),
+            area.width,
+            footer_h,
+        );
+        // Below the title line and a blank line.
+        let top = area.y + 2.min(area.height);
+        let body = Rect::new(area.x, top, area.width, footer.y.saturating_sub(top));
+        for size in Size::ALL {
+            let (bw, bh) = size.labelled();
+            if bw + 2 + INFO_WIDTH <= body.width && bh <= body.height {
+                let board = Rect::new(body.x + 1, body.y, bw, bh);
+                let info = Rect::new(
+                    board.right() + 2,
+                    body.y,
+                    body.right().saturating_sub(board.right() + 2),
+                    body.height,
+                );
+                return TableLayout {
+                    board: Some((size, board)),
+                    info,
+                    footer,
+                };
+            }
+            if bw <= body.width && bh + INFO_HEIGHT <= body.height {
+                let board = Rect::new(body.x + (body.width - bw) / 2, body.y, bw, bh);
+                let info = Rect::new(body.x, board.bottom(), body.width, body.height - bh);
+                return TableLayout {
+                    board: Some((size, board)),
+                    info,
+                    footer,
+                };
+            }
+        }
+        // Cramped: the smallest board whenever it fits at all, the rest
+        // beside it (or under it, if the side is too narrow to read).
+        let (bw, bh) = Size::Small.labelled();
+        if bw <= body.width && bh <= body.height {
+            let board = Rect::new(body.x + 1, body.y, bw, bh);
+            let beside = body.right().saturating_sub(board.right() + 2);
+            let info = if beside >= 12 {
+                Rect::new(board.right() + 2, body.y, beside, body.height)
+            } else {
+                Rect::new(body.x, board.bottom(), body.width, body.height - bh)
+            };
+            return TableLayout {
+                board: Some((Size::Small, board)),
+                info,
+                footer,
+            };
+        }
+        TableLayout {
+            board: None,
+            info: body,
+            footer,
+        }
+    }
+}
+
+/// The cell of `o`'s table screen's board at column `x`, row `y` of the
+/// screen `area`, if the board is drawn there.
+pub(super) fn square_at(o: &Online, area: Rect, x: u16, y: u16) -> Option<Square> {
+    let (size, board) = TableLayout::of(area, o).board?;
+    Square::ALL
+        .into_iter()
+        .find(|&sq| cell_rect(size, board, sq).contains(Position { x, y }))
+}
+
+/// The board of a table state (`X`, `O` and `.` by square); anything else
+/// reads as an empty cell.
+fn marks(text: &str) -> Board {
+    let mut board = Board::new();
+    for (sq, c) in Square::ALL.into_iter().zip(text.chars()) {
+        let mark = match c {
+            'X' => Some(Player::X),
+            'O' => Some(Player::O),
+            _ => None,
+        };
+        board.set(sq, mark);
+    }
+    board
+}
+
+/// The message and the keys of the screen.
+fn footer(o: &Online) -> [Line<'static>; 2] {
+    [
+        Line::styled(
+            o.message.clone(),
+            Style::new().add_modifier(Modifier::ITALIC),
+        ),
+        Line::styled(keys(o), Style::new().add_modifier(Modifier::DIM)),
+    ]
 }
 
 fn title(o: &Online, width: u16) -> Line<'static> {
@@ -124,20 +267,19 @@ fn info(p: Option<&PlayerInfo>) -> String {
 fn game(o: &Online, t: &TableState, lines: &mut Vec<Line<'static>>) {
     let me = o.my_seat();
     let you = |p: Player| if me == Some(p) { " (you)" } else { "" };
+    for p in Player::ALL {
+        lines.push(Line::from(format!(
+            "{p} {}{}  {}",
+            info(t.players[p].as_ref()),
+            you(p),
+            t.scores.wins(p)
+        )));
+    }
     lines.push(Line::from(format!(
-        "X {}{}  {}   ·   O {}{}  {}   ·   draws {}   ·   round {}",
-        info(t.players.x.as_ref()),
-        you(Player::X),
-        t.scores.x,
-        info(t.players.o.as_ref()),
-        you(Player::O),
-        t.scores.o,
-        t.scores.draws,
-        t.round
+        "draws {} · round {}",
+        t.scores.draws, t.round
     )));
     lines.push(Line::from(status(o, t, me)));
-    lines.push(Line::default());
-    board(o, t, me, lines);
     lines.push(Line::default());
     if t.spectators > 0 {
         lines.push(Line::from(format!("{} watching", t.spectators)));
@@ -180,38 +322,5 @@ fn status(o: &Online, t: &TableState, me: Option<Player>) -> String {
                 format!("{} ({turn}) to move{left}", name(turn))
             }
         }
-    }
-}
-
-fn board(o: &Online, t: &TableState, me: Option<Player>, lines: &mut Vec<Line<'static>>) {
-    let cells: Vec<char> = t.board.chars().collect();
-    let last = t.moves.last().copied();
-    let my_turn = me.is_some() && t.turn == me;
-    lines.push(Line::from("      a   b   c"));
-    lines.push(Line::from("    ╭───┬───┬───╮"));
-    for row in 0..3u8 {
-        let mut spans = vec![Span::raw(format!("  {} │", row + 1))];
-        for col in 0..3u8 {
-            let Some(sq) = Square::from_coords(col, row) else {
-                continue;
-            };
-            let mark = cells.get(usize::from(sq.index())).copied().unwrap_or('.');
-            let shown = if mark == '.' { ' ' } else { mark };
-            let mut style = Style::new();
-            if last == Some(sq) {
-                style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
-            }
-            if my_turn && o.cursor == sq {
-                style = style.add_modifier(Modifier::REVERSED);
-            }
-            spans.push(Span::styled(format!(" {shown} "), style));
-            spans.push(Span::raw("│"));
-        }
-        lines.push(Line::from(spans));
-        lines.push(Line::from(if row < 2 {
-            "    ├───┼───┼───┤"
-        } else {
-            "    ╰───┴───┴───╯"
-        }));
     }
 }

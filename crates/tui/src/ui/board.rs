@@ -2,17 +2,16 @@
 //! marks (big glyphs in the larger sizes), the cursor, the winning line and
 //! the perfect-play values.
 
-use oxo_core::{Bitboard, Player, Square, Value};
+use oxo_core::{Bitboard, Board, Player, Square, Value};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use crate::session::Session;
 use crate::theme::Theme;
 
 /// How big the board is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Size {
+pub(crate) enum Size {
     /// 13×5 cells with 9×5 marks.
     Large,
     /// 9×3 cells with 5×3 marks.
@@ -22,7 +21,11 @@ pub(super) enum Size {
 }
 
 impl Size {
-    pub(super) const fn cell(self) -> (u16, u16) {
+    /// Largest first.
+    pub(crate) const ALL: [Size; 3] = [Size::Large, Size::Medium, Size::Small];
+
+    /// One cell's width and height.
+    pub(crate) const fn cell(self) -> (u16, u16) {
         match self {
             Size::Large => (13, 5),
             Size::Medium => (9, 3),
@@ -31,7 +34,7 @@ impl Size {
     }
 
     /// The board with its grid lines and its row and column labels.
-    pub(super) const fn labelled(self) -> (u16, u16) {
+    pub(crate) const fn labelled(self) -> (u16, u16) {
         let (w, h) = self.cell();
         (3 * w + 4 + 2, 3 * h + 4 + 1)
     }
@@ -61,18 +64,23 @@ impl Size {
 }
 
 /// Everything the cells need to know to draw themselves.
-pub(super) struct CellView {
-    pub(super) cursor: Option<Square>,
+pub(crate) struct CellView {
+    /// The cell under the cursor, when a move can be chosen.
+    pub(crate) cursor: Option<Square>,
     /// The last move, marked so that a bot's reply shows without reading
     /// the message line.
-    pub(super) last: Option<Square>,
-    pub(super) win: Bitboard,
-    pub(super) over: bool,
-    pub(super) values: [Option<Value>; 9],
+    pub(crate) last: Option<Square>,
+    /// The winning line's cells.
+    pub(crate) win: Bitboard,
+    /// Whether the round is over (empty cells stay blank).
+    pub(crate) over: bool,
+    /// The perfect-play values shown in empty cells.
+    pub(crate) values: [Option<Value>; 9],
 }
 
-pub(super) fn render_board(
-    s: &Session,
+/// Draws `marks` as a board of `size` in `area` (see [`Size::labelled`]).
+pub(crate) fn render_board(
+    marks: &Board,
     view: &CellView,
     size: Size,
     area: Rect,
@@ -121,12 +129,12 @@ pub(super) fn render_board(
     // Cells.
     for sq in Square::ALL {
         let rect = cell_rect(size, area, sq);
-        render_cell(s, view, size, sq, rect, theme, buf);
+        render_cell(marks.get(sq), view, size, sq, rect, theme, buf);
     }
 }
 
 /// Where `sq` is drawn when a board of `size` is drawn in `area`.
-pub(super) fn cell_rect(size: Size, area: Rect, sq: Square) -> Rect {
+pub(crate) fn cell_rect(size: Size, area: Rect, sq: Square) -> Rect {
     let (cw, ch) = size.cell();
     // The grid starts right of the row labels and below the column labels.
     let (gx, gy) = (area.x + 2, area.y + 1);
@@ -139,7 +147,7 @@ pub(super) fn cell_rect(size: Size, area: Rect, sq: Square) -> Rect {
 }
 
 fn render_cell(
-    s: &Session,
+    mark: Option<Player>,
     view: &CellView,
     size: Size,
     sq: Square,
@@ -157,7 +165,7 @@ fn render_cell(
         let w = u16::try_from(crate::text::width(text)).unwrap_or(u16::MAX);
         (rect.x + rect.width.saturating_sub(w) / 2, rect.y + row)
     };
-    match s.game().position().board().get(sq) {
+    match mark {
         Some(player) => {
             let mut style = if winning {
                 theme.win()

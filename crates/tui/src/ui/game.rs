@@ -113,7 +113,14 @@ pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) 
         over: game.is_over(),
         values,
     };
-    render_board(s, &view, layout.size, layout.board, theme, buf);
+    render_board(
+        game.position().board(),
+        &view,
+        layout.size,
+        layout.board,
+        theme,
+        buf,
+    );
     if let Some(panel) = layout.panel {
         render_panel(s, panel, theme, buf);
     }

@@ -23,7 +23,7 @@ use game::render_game;
 use help::render_help;
 use setup::render_setup;
 
-mod board;
+pub(crate) mod board;
 mod footer;
 mod game;
 mod help;

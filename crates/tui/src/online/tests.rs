@@ -1,0 +1,304 @@
+//! Unit tests of the online screen: the keys and clicks of the lobby and
+//! the table, and what the table screen draws.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use oxo_client::Address;
+use oxo_core::{BotLevel, ByPlayer, Player, Scores, Square, Starter};
+use oxo_protocol::{
+    ClientMsg, LobbyTable, PlayerId, PlayerInfo, ServerMsg, TableId, TableOptions, TableState,
+    TableStatus,
+};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+use tokio::sync::mpsc;
+
+use super::net::{Ask, News};
+use super::state::Online;
+
+fn online() -> (Online, mpsc::UnboundedReceiver<Ask>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let address: Address = "http://127.0.0.1:8080".parse().expect("an address");
+    (Online::new(address, tx), rx)
+}
+
+fn press(o: &mut Online, keys: &str) {
+    for c in keys.chars() {
+        let code = match c {
+            '\n' => KeyCode::Enter,
+            '\u{1b}' => KeyCode::Esc,
+            c => KeyCode::Char(c),
+        };
+        o.key(KeyEvent::new(code, KeyModifiers::NONE));
+    }
+}
+
+fn sent(rx: &mut mpsc::UnboundedReceiver<Ask>) -> Vec<ClientMsg> {
+    let mut out = Vec::new();
+    while let Ok(ask) = rx.try_recv() {
+        if let Ask::Send(msg) = ask {
+            out.push(msg);
+        }
+    }
+    out
+}
+
+fn lobby_entry(id: &str) -> LobbyTable {
+    LobbyTable {
+        id: TableId::from(id),
+        status: TableStatus::Waiting,
+        players: ByPlayer {
+            x: Some("Ann".into()),
+            o: None,
+        },
+        spectators: 0,
+        options: TableOptions::default(),
+    }
+}
+
+fn state(id: &str, me: &str) -> TableState {
+    let player = |id: &str, name: &str| PlayerInfo {
+        id: PlayerId::from(id),
+        name: name.into(),
+        bot: None,
+        connected: true,
+        grace_left_ms: None,
+        wants_rematch: false,
+    };
+    TableState {
+        id: TableId::from(id),
+        status: TableStatus::InProgress,
+        options: TableOptions::default(),
+        players: ByPlayer {
+            x: Some(player(me, "Me")),
+            o: Some(player("p2", "Bob")),
+        },
+        spectators: 0,
+        round: 1,
+        game_id: Some("g1".into()),
+        first: Player::X,
+        board: ".........".into(),
+        moves: vec![],
+        move_number: 0,
+        turn: Some(Player::X),
+        time_left_ms: None,
+        outcome: None,
+        scores: Scores::default(),
+    }
+}
+
+#[test]
+fn the_lobby_keys_join_watch_and_create() {
+    let (mut o, mut rx) = online();
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![lobby_entry("t1"), lobby_entry("t2")],
+    })));
+    press(&mut o, "j\n");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::JoinTable {
+            table_id: "t2".into(),
+            seat: None
+        }]
+    );
+    press(&mut o, "kw");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::WatchTable {
+            table_id: "t1".into()
+        }]
+    );
+    press(&mut o, "stt3p");
+    let created = sent(&mut rx);
+    let [
+        ClientMsg::CreateTable { options: bot },
+        ClientMsg::CreateTable { options: private },
+    ] = created.as_slice()
+    else {
+        panic!("{created:?}");
+    };
+    assert_eq!(bot.bot.map(|b| b.level), Some(BotLevel::Medium));
+    assert_eq!((bot.starter, bot.move_time_ms), (Starter::X, Some(30_000)));
+    assert!(!private.public && private.bot.is_none());
+}
+
+#[test]
+fn at_a_table_keys_play_chat_rematch_and_leave() {
+    let (mut o, mut rx) = online();
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+    });
+    o.news(News::Message(Box::new(ServerMsg::Table {
+        table: state("t1", "me"),
+    })));
+    assert_eq!(o.my_seat(), Some(Player::X));
+    press(&mut o, "5");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::Move {
+            table_id: "t1".into(),
+            cell: Square::B2,
+            game_id: Some("g1".into())
+        }]
+    );
+    press(&mut o, "mhi q\n");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::Chat {
+            table_id: "t1".into(),
+            text: "hi q".into()
+        }],
+        "q and other keys are text while typing"
+    );
+    assert!(o.running);
+    press(&mut o, "rf");
+    assert_eq!(
+        sent(&mut rx),
+        [
+            ClientMsg::Rematch {
+                table_id: "t1".into()
+            },
+            ClientMsg::Forfeit {
+                table_id: "t1".into()
+            }
+        ]
+    );
+    press(&mut o, "\u{1b}");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::LeaveTable {
+            table_id: "t1".into()
+        }]
+    );
+    assert!(o.table.is_none());
+}
+
+#[test]
+fn refusals_and_drops_are_said_and_a_failure_ends() {
+    let (mut o, _rx) = online();
+    o.news(News::Refused("b2 is already taken".into()));
+    assert_eq!(o.message, "b2 is already taken");
+    o.news(News::Reconnecting("the connection dropped".into()));
+    assert!(!o.connected && o.message.contains("reconnecting"));
+    o.news(News::Failed("cannot connect".into()));
+    assert!(!o.running);
+    assert_eq!(o.failed.as_deref(), Some("cannot connect"));
+}
+
+/// An online screen seated as X at table `t1`, `board` as in a table
+/// state (`X`, `O`, `.` by square) with `moves` played, X to move.
+fn seated(board: &str, moves: &[Square]) -> (Online, mpsc::UnboundedReceiver<Ask>) {
+    let (mut o, rx) = online();
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+    });
+    let mut table = state("t1", "me");
+    table.board = board.into();
+    table.moves = moves.to_vec();
+    table.move_number = u32::try_from(moves.len()).unwrap_or(0);
+    o.news(News::Message(Box::new(ServerMsg::Table { table })));
+    (o, rx)
+}
+
+fn draw(o: &Online, width: u16, height: u16) -> (Rect, String) {
+    let area = Rect::new(0, 0, width, height);
+    let mut buf = Buffer::empty(area);
+    o.render(area, &mut buf);
+    let text = (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| buf[(x, y)].symbol().to_owned())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    (area, text)
+}
+
+/// The screen position of `sq`'s centre on `o`'s table screen in `area`,
+/// found on the drawn screen: the cell whose number is shown there.
+fn centre_of(o: &Online, area: Rect, sq: Square) -> (u16, u16) {
+    let mut found = None;
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            if super::view::square_at(o, area, x, y) == Some(sq) {
+                found.get_or_insert((x, y));
+            }
+        }
+    }
+    found.expect("the cell is on the screen")
+}
+
+#[test]
+fn the_table_screen_draws_the_board_as_large_as_the_terminal_allows() {
+    let (o, _rx) = seated("X...O....", &[Square::A1, Square::B2]);
+    let (_, big) = draw(&o, 110, 30);
+    assert!(big.contains('╳'), "the large X glyph:\n{big}");
+    assert!(big.contains("╭───╮"), "the large O glyph:\n{big}");
+    assert!(big.contains('•'), "the last move is marked:\n{big}");
+    assert!(big.contains("Your move (X)"), "{big}");
+    assert!(big.contains("X Me (you)  0"), "{big}");
+    let (_, small) = draw(&o, 64, 22);
+    assert!(
+        small.lines().any(|l| l.starts_with(" 1 │  X  │")),
+        "the one-letter board in a small window:\n{small}"
+    );
+    assert!(small.contains("Your move (X)"), "{small}");
+}
+
+#[test]
+fn a_click_on_a_cell_plays_it_and_a_click_elsewhere_does_nothing() {
+    for (width, height) in [(110, 30), (80, 24), (64, 22), (50, 16)] {
+        let (mut o, mut rx) = seated(".........", &[]);
+        let area = Rect::new(0, 0, width, height);
+        let (x, y) = centre_of(&o, area, Square::C3);
+        o.click(area, x, y);
+        assert_eq!(
+            sent(&mut rx),
+            [ClientMsg::Move {
+                table_id: "t1".into(),
+                cell: Square::C3,
+                game_id: Some("g1".into())
+            }],
+            "{width}x{height}"
+        );
+        o.click(area, 0, 0);
+        o.click(area, width - 1, height - 1);
+        assert_eq!(sent(&mut rx), [], "{width}x{height}: outside the board");
+    }
+}
+
+#[test]
+fn the_cell_under_a_click_is_the_cell_drawn_there() {
+    let (o, _rx) = seated(".........", &[]);
+    let area = Rect::new(0, 0, 110, 30);
+    let (_, screen) = draw(&o, 110, 30);
+    let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    for sq in Square::ALL {
+        let (x, y) = centre_of(&o, area, sq);
+        // Every cell of the clicked area shows that square's number in
+        // its middle row.
+        let cell: String = (0..13)
+            .filter_map(|dx| rows[usize::from(y + 2)].get(usize::from(x + dx)))
+            .collect();
+        assert!(
+            cell.contains(&sq.number().to_string()),
+            "{sq}: '{cell}' at ({x}, {y})\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn clicks_do_nothing_in_the_lobby_or_while_typing() {
+    let (mut o, mut rx) = online();
+    o.click(Rect::new(0, 0, 110, 30), 10, 10);
+    assert_eq!(sent(&mut rx), []);
+    let (mut o, mut rx) = seated(".........", &[]);
+    let area = Rect::new(0, 0, 110, 30);
+    let (x, y) = centre_of(&o, area, Square::A1);
+    press(&mut o, "m");
+    o.click(area, x, y);
+    assert_eq!(sent(&mut rx), [], "a click while typing a chat line");
+}
