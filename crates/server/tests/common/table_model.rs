@@ -21,6 +21,7 @@
 
 #![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used)]
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use oxo_core::{ByPlayer, Game, Outcome, Player, Square, WinReason};
@@ -116,9 +117,16 @@ struct Model {
     game: Game,
     scores: Scores,
     wants: ByPlayer<bool>,
-    /// Accepted moves this round with their request ids (retries).
-    accepted: Vec<(Player, u64, Square)>,
+    /// The latest accepted moves with their request ids, across rounds,
+    /// as many as the table remembers: a retry of one is answered `ok`
+    /// and changes nothing. Each seat's moves come from one connection
+    /// here, and a retry on the same connection is recognised in any
+    /// round (docs/protocol.md, "Retries and the fate of a move").
+    accepted: VecDeque<(Player, u64, Square)>,
 }
+
+/// Accepted moves a table remembers (docs/protocol.md).
+const REMEMBERED_MOVES: usize = 32;
 
 impl Model {
     fn status(&self) -> TableStatus {
@@ -314,7 +322,7 @@ pub async fn run(data: &[u8]) {
         game: Game::with_first(first),
         scores: Scores::default(),
         wants: ByPlayer { x: false, o: false },
-        accepted: Vec::new(),
+        accepted: VecDeque::new(),
     };
     for actor in &mut actors {
         drain(actor);
@@ -422,7 +430,10 @@ pub async fn run(data: &[u8]) {
                         .game
                         .play(cell)
                         .expect("the model agrees the move is legal");
-                    model.accepted.push((seat, id, cell));
+                    if model.accepted.len() == REMEMBERED_MOVES {
+                        model.accepted.pop_front();
+                    }
+                    model.accepted.push_back((seat, id, cell));
                     actor.last_move = Some((id, cell));
                     if model.game.is_over() {
                         model.end_round();
@@ -445,7 +456,6 @@ pub async fn run(data: &[u8]) {
                         };
                         model.game = Game::with_first(first);
                         model.wants = ByPlayer { x: false, o: false };
-                        model.accepted.clear();
                     }
                 }
                 _ => {}

@@ -66,6 +66,10 @@ fn table_model_regressions() {
         &[2u8, 0, 1, 9, 4, 18, 57, 58, 61, 60, 39][..],
         // Forfeits, rematches and moves by the spectator.
         &[0, 54, 2, 56, 57, 58, 59, 60, 61, 62, 5, 8, 11],
+        // O retries, on the same connection, its move of the round before
+        // the rematch: answered ok, not applied (the model once expected
+        // not_your_turn, against docs/protocol.md).
+        &[0, 45, 121, 54, 57, 58, 40],
     ] {
         runtime().block_on(table_model::run(data));
     }
