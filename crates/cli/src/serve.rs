@@ -62,6 +62,11 @@ pub(crate) struct ServeArgs {
     /// The most tables one player may hold a seat at.
     #[arg(long, default_value_t = 10)]
     max_tables_per_player: usize,
+    /// A reverse proxy (HAProxy, nginx) whose X-Forwarded-For header names
+    /// the client for per-address limits; repeat for several. Without it
+    /// the header is never believed.
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// Logs to stderr. A log line that cannot be written (nobody reads stderr
@@ -114,6 +119,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> Config {
         rate_limit,
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,
+        trusted_proxies: args.trusted_proxies.clone(),
         ..Config::default()
     }
 }

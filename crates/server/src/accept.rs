@@ -12,6 +12,7 @@
 //! WebSocket, the connection's idle timeout takes over.
 
 use std::io;
+use std::net::IpAddr;
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -25,6 +26,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::forwarded::client_address;
 use crate::metrics::Metrics;
 
 /// The kernel send buffer of each connection, in bytes (Linux doubles it
@@ -40,6 +42,7 @@ pub(crate) async fn serve(
     app: Router,
     head_timeout: Duration,
     drain: Duration,
+    trusted_proxies: Arc<[IpAddr]>,
     shutdown: CancellationToken,
     metrics: Arc<Metrics>,
 ) {
@@ -63,12 +66,15 @@ pub(crate) async fn serve(
         // (and the writer's deadline closes it), instead of the megabytes
         // the kernel's autotuning would grant. Ample for our small frames.
         let _ = socket2::SockRef::from(&tcp).set_send_buffer_size(SEND_BUFFER);
-        // Handlers see the client's address (`ConnectInfo`).
+        // Handlers see the client's address (`ConnectInfo`): the peer's,
+        // or the one a trusted proxy forwarded.
+        let trusted = Arc::clone(&trusted_proxies);
         let service = TowerToHyperService::new(
             tower::ServiceBuilder::new()
                 .map_request(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                    let client = client_address(peer, req.headers(), &trusted);
                     req.extensions_mut()
-                        .insert(axum::extract::ConnectInfo(peer));
+                        .insert(axum::extract::ConnectInfo(client));
                     req
                 })
                 .service(app.clone()),

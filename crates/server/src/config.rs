@@ -3,6 +3,7 @@
 //! Tests and the load tool build a [`Config`] by hand (short grace periods,
 //! in-memory database, higher rate limits); the CLI maps its flags onto it.
 
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -94,6 +95,10 @@ pub struct Config {
     pub lobby_debounce: Duration,
     /// The most tables listed in a `lobby` message or `GET /api/tables`.
     pub lobby_max_tables: usize,
+    /// Reverse proxies (HAProxy, nginx) whose `X-Forwarded-For` names the
+    /// client for per-address limits and logs. Empty (the default): the
+    /// header is never believed, and the TCP peer is the client.
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl Default for Config {
@@ -118,6 +123,7 @@ impl Default for Config {
             shutdown_timeout: Duration::from_secs(5),
             lobby_debounce: Duration::from_millis(20),
             lobby_max_tables: 100,
+            trusted_proxies: Vec::new(),
         }
     }
 }

@@ -54,6 +54,7 @@ mod config;
 mod conn;
 mod error;
 mod explain;
+mod forwarded;
 mod handle;
 mod http;
 mod ids;
@@ -76,6 +77,7 @@ use tower_http::trace::TraceLayer;
 
 pub use config::{Config, DbLocation, RateLimit};
 pub use error::ServerError;
+pub use forwarded::client_address;
 pub use local::LocalClient;
 pub use state::AppState;
 
@@ -136,6 +138,7 @@ pub async fn run(
         app(state.clone()),
         config.handshake_timeout,
         config.shutdown_timeout,
+        Arc::from(config.trusted_proxies.as_slice()),
         token,
         Arc::clone(&state.shared.metrics),
     )

@@ -18,6 +18,7 @@ mod limits;
 mod modules;
 mod privacy;
 mod properties;
+mod proxy;
 mod reconnect;
 mod refusals;
 mod restart;
