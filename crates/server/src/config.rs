@@ -96,7 +96,7 @@ pub struct Config {
     /// The most tables listed in a `lobby` message or `GET /api/tables`.
     pub lobby_max_tables: usize,
     /// Reverse proxies (HAProxy, nginx) whose `X-Forwarded-For` names the
-    /// client for per-address limits and logs. Empty (the default): the
+    /// client for the per-address limits. Empty (the default): the
     /// header is never believed, and the TCP peer is the client.
     pub trusted_proxies: Vec<IpAddr>,
 }

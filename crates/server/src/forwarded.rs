@@ -15,7 +15,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use axum::http::HeaderMap;
 
-/// The address that per-address limits and logs use for a request that
+/// The address that the per-address limits use for a request that
 /// came from `peer` with `headers`.
 ///
 /// ```
