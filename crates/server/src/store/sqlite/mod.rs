@@ -303,7 +303,22 @@ impl Store for Sqlite {
     }
 
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError> {
-        let recovered = self.read_now(recover::load_open_tables)?;
+        let recovered = match self.reader()? {
+            // A file has two connections: the writer's, idle until the
+            // server starts, reads the seated players while the reader
+            // reads the rest. Nothing writes yet: both see the same rows.
+            Some(reader) => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                self.read_on_writer(recover::seated_players, move |players| {
+                    let _ = tx.send(players);
+                })?;
+                let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
+                recover::load_open_tables_with(&conn, || {
+                    rx.recv().map_err(|_| ServerError::StoreClosed)?
+                })?
+            }
+            None => self.read_now(recover::load_open_tables)?,
+        };
         for skipped in &recovered.skipped {
             tracing::warn!(
                 table = %skipped.table,

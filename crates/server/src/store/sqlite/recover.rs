@@ -74,8 +74,11 @@ struct RawMove {
     req_id: Option<i64>,
 }
 
+/// The seated players' rows by id, before they are checked.
+pub(super) type Players = HashMap<String, Read<RawPlayer>>;
+
 /// A `players` row as read, before it is checked.
-struct RawPlayer {
+pub(super) struct RawPlayer {
     token_hash: Vec<u8>,
     name: String,
 }
@@ -100,8 +103,18 @@ type Read<T> = rusqlite::Result<T>;
 /// Only if a query as a whole fails (e.g. a missing table); a bad row
 /// skips its table instead.
 pub(super) fn load_open_tables(conn: &Connection) -> Result<Recovered, ServerError> {
-    let tables = open_tables(conn)?;
-    let players = keyed(
+    load_open_tables_with(conn, || seated_players(conn))
+}
+
+/// The players seated at tables that are not closed, by id: the part of
+/// [`load_open_tables`] that can run on another connection at the same
+/// time as the rest ([`load_open_tables_with`]).
+///
+/// # Errors
+///
+/// If the query as a whole fails.
+pub(super) fn seated_players(conn: &Connection) -> Result<Players, ServerError> {
+    keyed(
         conn,
         // A join per seat, not `IN (... UNION ...)`: no temporary B-tree
         // to sort and deduplicate the ids (a player seated twice comes
@@ -117,7 +130,21 @@ pub(super) fn load_open_tables(conn: &Connection) -> Result<Recovered, ServerErr
                 name: r.get(2)?,
             })
         },
-    )?;
+    )
+}
+
+/// [`load_open_tables`] with the seated players from `players`, called
+/// once the other rows are read (it may wait for another connection's
+/// [`seated_players`]).
+///
+/// # Errors
+///
+/// As [`load_open_tables`], and `players`' error.
+pub(super) fn load_open_tables_with(
+    conn: &Connection,
+    players: impl FnOnce() -> Result<Players, ServerError>,
+) -> Result<Recovered, ServerError> {
+    let tables = open_tables(conn)?;
     let games = keyed(
         conn,
         "SELECT seq, id, first, outcome FROM games
@@ -146,6 +173,7 @@ pub(super) fn load_open_tables(conn: &Connection) -> Result<Recovered, ServerErr
     )? {
         moves.entry(game).or_default().push(m);
     }
+    let players = players()?;
     let mut out = Recovered::default();
     for OpenTable { seq, id, raw } in tables {
         let rebuilt = raw
@@ -232,7 +260,7 @@ fn open_tables(conn: &Connection) -> Result<Vec<OpenTable>, ServerError> {
 fn rebuild(
     seq: i64,
     raw: RawTable,
-    players: &HashMap<String, Read<RawPlayer>>,
+    players: &Players,
     games: &HashMap<i64, Read<RawGame>>,
     moves: &mut HashMap<i64, Vec<Read<RawMove>>>,
 ) -> Result<SavedTable, ServerError> {
