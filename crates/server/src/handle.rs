@@ -26,17 +26,27 @@ pub(crate) enum TableReq {
     Sync,
 }
 
+/// A client's request to a table; the actor sends the reply.
+#[derive(Debug)]
+pub(crate) struct TableRequest {
+    /// Where the reply goes.
+    pub(crate) conn: Conn,
+    /// The request id, echoed in the reply.
+    pub(crate) id: Option<u64>,
+    /// What is asked.
+    pub(crate) req: TableReq,
+    /// When the connection read it (for the latency histogram).
+    pub(crate) at: std::time::Instant,
+}
+
 /// What a table's actor is asked to do.
+///
+/// Small on purpose: each table's queue allocates room for a block of
+/// commands up front, so a request travels boxed.
 #[derive(Debug)]
 pub(crate) enum TableCmd {
-    /// A client request; the actor sends the reply.
-    Request {
-        conn: Conn,
-        id: Option<u64>,
-        req: TableReq,
-        /// When the connection read it (for the latency histogram).
-        at: std::time::Instant,
-    },
+    /// A client request.
+    Request(Box<TableRequest>),
     /// A player came back (`hello` with a token): attach this connection.
     Attach(Conn),
     /// A connection closed.

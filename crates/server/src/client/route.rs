@@ -19,7 +19,7 @@ use super::validate;
 use super::{Client, Reply};
 use crate::conn::Conn;
 use crate::error::ClientError;
-use crate::handle::{TableCmd, TableReq};
+use crate::handle::{TableCmd, TableReq, TableRequest};
 use crate::ids::new_id;
 use crate::live::LiveStatus;
 use crate::table;
@@ -185,7 +185,8 @@ impl Client {
         }
         let leaving = matches!(req, TableReq::Leave);
         self.outbox.owe_reply();
-        if handle.send(TableCmd::Request { conn, id, req, at }).await {
+        let request = Box::new(TableRequest { conn, id, req, at });
+        if handle.send(TableCmd::Request(request)).await {
             if leaving {
                 self.attached.remove(table_id.as_str());
             }

@@ -18,7 +18,7 @@ use super::view::View;
 use crate::accounts::Account;
 use crate::conn::Conn;
 use crate::error::ClientError;
-use crate::handle::TableCmd;
+use crate::handle::{TableCmd, TableRequest};
 use crate::ids::{new_game_id, now_ms, seed};
 use crate::live::LiveStatus;
 use crate::store::{GameEnd, GameStart, NewMove, TableRow, Write};
@@ -197,8 +197,8 @@ impl Table {
             ClientError::no_such_table()
         };
         while let Some(cmd) = rx.recv().await {
-            if let TableCmd::Request { conn, id, .. } = cmd {
-                self.reply_err(&conn, id, e.clone());
+            if let TableCmd::Request(r) = cmd {
+                self.reply_err(&r.conn, r.id, e.clone());
             }
         }
     }
@@ -267,7 +267,8 @@ impl Table {
 
     async fn handle(&mut self, cmd: TableCmd) {
         match cmd {
-            TableCmd::Request { conn, id, req, at } => {
+            TableCmd::Request(r) => {
+                let TableRequest { conn, id, req, at } = *r;
                 self.replying_to = Some(conn.id());
                 let result = self.request(&conn, id, req).await;
                 self.replying_to = None;
