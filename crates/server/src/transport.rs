@@ -56,7 +56,7 @@ use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
 
 /// Per-connection WebSocket buffers (see [`upgrade`]).
-const READ_BUFFER: usize = 1024;
+const READ_BUFFER: usize = 512;
 const WRITE_BUFFER: usize = 16 * 1024;
 const MAX_WRITE_BUFFER: usize = 128 * 1024;
 /// How long the answer to a client's close, or our own close frame, may
@@ -150,11 +150,12 @@ pub(crate) async fn upgrade(
         .max(16 * 1024);
     let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
     // Buffers sized for many small frames on many mostly idle connections:
-    // requests are a few hundred bytes, so a 1 KiB read buffer (allocated
-    // up front for every connection) is one read per frame; the write
-    // buffer is only grown as frames are queued, and gathers a burst into
-    // one send of up to 16 KiB. The cap bounds what one slow client can
-    // pin beyond its outbox (the connection fails rather than grows).
+    // requests are mostly under a hundred bytes, so a 512-byte read buffer
+    // (allocated up front for every connection, and grown for a larger
+    // frame) is one read per frame; the write buffer is only grown as
+    // frames are queued, and gathers a burst into one send of up to 16 KiB.
+    // The cap bounds what one slow client can pin beyond its outbox (the
+    // connection fails rather than grows).
     ws.max_message_size(hard_limit)
         .max_frame_size(hard_limit)
         .read_buffer_size(READ_BUFFER)
