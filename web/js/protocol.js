@@ -75,7 +75,7 @@
 
 /**
  * Why the server refused a request: a stable code (snake case on the wire) that clients can act on, always sent with a human-readable message.
- * @typedef {("bad_request" | "hello_required" | "already_hello" | "unsupported_version" | "invalid_token" | "invalid_name" | "not_your_turn" | "cell_taken" | "game_over" | "game_in_progress" | "not_started" | "not_seated" | "already_seated" | "no_such_table" | "table_full" | "too_many_tables" | "chat_too_long" | "rate_limited" | "server_full" | "shutting_down" | "internal")} ErrorCode
+ * @typedef {("bad_request" | "hello_required" | "already_hello" | "unsupported_version" | "invalid_token" | "invalid_name" | "not_your_turn" | "cell_taken" | "game_over" | "game_in_progress" | "not_started" | "not_seated" | "already_seated" | "no_such_table" | "table_full" | "too_many_tables" | "chat_too_long" | "rate_limited" | "server_full" | "shutting_down" | "internal" | "table_moving")} ErrorCode
  */
 
 /**

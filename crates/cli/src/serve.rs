@@ -32,10 +32,26 @@ pub(crate) struct ServeArgs {
     /// bound is printed.
     #[arg(long, default_value = "127.0.0.1:8080", env = "OXO_ADDR")]
     addr: String,
-    /// The SQLite database file, created on first start (`:memory:` for a
-    /// throw-away database).
-    #[arg(long, default_value = "oxo.db", env = "OXO_DB")]
-    db: PathBuf,
+    /// The database: a SQLite file, created on first start (`:memory:` for
+    /// a throw-away database); or, for a cluster of nodes, a PostgreSQL URL
+    /// (`postgres://USER@HOST:PORT/DB`, see docs/cluster.md), which needs
+    /// --node-id.
+    #[arg(
+        long,
+        visible_alias = "database",
+        default_value = "oxo.db",
+        env = "OXO_DB"
+    )]
+    db: String,
+    /// This node's id in a cluster, 0 to 1023, different on every node
+    /// (only with a PostgreSQL database).
+    #[arg(long, env = "OXO_NODE_ID", value_parser = clap::value_parser!(u16).range(0..1024))]
+    node_id: Option<u16>,
+    /// Cluster only: how long a node keeps its tables without renewing its
+    /// lease; a node that dies or stops loses them to the others this long
+    /// after its last renewal, e.g. `2s`.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    lease: Duration,
     /// How long a disconnected player keeps the seat before losing the
     /// round, e.g. `60s`, `500ms`, `2m`.
     #[arg(long, default_value = "60s", value_parser = parse_duration)]
@@ -89,12 +105,45 @@ fn init_logging(format: LogFormat) -> anyhow::Result<()> {
     result.map_err(|e| anyhow::anyhow!("cannot set up logging: {e}"))
 }
 
-fn config(args: &ServeArgs, max_connections: usize) -> Config {
-    let db = if args.db.as_os_str() == ":memory:" {
+/// Whether `db` names a PostgreSQL database rather than a SQLite file.
+fn is_postgres_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+/// `db` as it may be shown in logs and errors: a URL's password is hidden.
+fn shown(db: &str) -> String {
+    match (is_postgres_url(db), db.split_once("://")) {
+        (true, Some((scheme, rest))) => match rest.rsplit_once('@') {
+            Some((user, host)) => {
+                let user = user.split_once(':').map_or(user, |(u, _)| u);
+                format!("{scheme}://{user}@{host}")
+            }
+            None => db.to_owned(),
+        },
+        _ => db.to_owned(),
+    }
+}
+
+fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
+    let db = if is_postgres_url(&args.db) {
+        let Some(node) = args.node_id else {
+            anyhow::bail!(
+                "a PostgreSQL database is shared by the nodes of a cluster: give this node \
+                 --node-id N (0 to 1023, different on every node)"
+            );
+        };
+        DbLocation::Postgres {
+            url: args.db.clone(),
+            node,
+        }
+    } else if args.db == ":memory:" {
         DbLocation::Memory
     } else {
-        DbLocation::File(args.db.clone())
+        DbLocation::File(PathBuf::from(&args.db))
     };
+    if args.node_id.is_some() && !matches!(db, DbLocation::Postgres { .. }) {
+        anyhow::bail!("--node-id is for a cluster on PostgreSQL; --db is a SQLite file here");
+    }
     let rate_limit = if args.rate_limit > 0.0 {
         // Bursts of twice the rate, and at least a few messages.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -111,7 +160,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> Config {
     } else {
         RateLimit::UNLIMITED
     };
-    Config {
+    Ok(Config {
         db,
         new_players,
         reconnect_grace: args.reconnect_grace,
@@ -120,8 +169,9 @@ fn config(args: &ServeArgs, max_connections: usize) -> Config {
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,
         trusted_proxies: args.trusted_proxies.clone(),
+        lease_ttl: args.lease,
         ..Config::default()
-    }
+    })
 }
 
 /// A future that resolves on SIGINT (Ctrl-C) or SIGTERM. The handlers are
@@ -211,9 +261,9 @@ fn connection_limit(requested: Option<usize>) -> usize {
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let max_connections = connection_limit(args.max_connections);
-    let config = config(&args, max_connections);
+    let config = config(&args, max_connections)?;
     let state = AppState::new(config)
-        .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+        .with_context(|| format!("cannot open the database {}", shown(&args.db)))?;
     let shutdown = shutdown_signal()?;
     let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
@@ -230,7 +280,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // How long opening the database and recovering its unfinished tables
     // took: the time clients wait after a restart.
     let ready_ms = (started.elapsed().as_secs_f64() * 1e4).round() / 10.0;
-    tracing::info!(%addr, db = %args.db.display(), ready_ms, "listening");
+    tracing::info!(%addr, db = %shown(&args.db), ready_ms, "listening");
     oxo_server::run(listener, state, shutdown)
         .await
         .context("the server failed")?;
@@ -246,4 +296,21 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     runtime.block_on(serve(args))?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_url_is_shown_without_its_password() {
+        assert_eq!(
+            shown("postgres://oxo:s3cret@db.example:5432/oxo"),
+            "postgres://oxo@db.example:5432/oxo"
+        );
+        assert_eq!(shown("postgresql://oxo@h/db"), "postgresql://oxo@h/db");
+        assert_eq!(shown("data/oxo.db"), "data/oxo.db");
+        assert!(is_postgres_url("postgres://h/db"));
+        assert!(!is_postgres_url("postgres.db"));
+    }
 }

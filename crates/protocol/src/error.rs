@@ -53,6 +53,10 @@ pub enum ErrorCode {
     ShuttingDown,
     /// Something went wrong on the server; the request was not applied.
     Internal,
+    /// The table is moving to another node of a cluster (its node stopped
+    /// or lost it); the request was not applied. Retry it after a moment:
+    /// `sync`, or the `table` event that follows, shows the state.
+    TableMoving,
 }
 
 impl ErrorCode {
@@ -81,11 +85,12 @@ impl ErrorCode {
             ErrorCode::ServerFull => "server_full",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Internal => "internal",
+            ErrorCode::TableMoving => "table_moving",
         }
     }
 
     /// Every code, for documentation and metrics.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::BadRequest,
         ErrorCode::HelloRequired,
         ErrorCode::AlreadyHello,
@@ -107,6 +112,7 @@ impl ErrorCode {
         ErrorCode::ServerFull,
         ErrorCode::ShuttingDown,
         ErrorCode::Internal,
+        ErrorCode::TableMoving,
     ];
 }
 

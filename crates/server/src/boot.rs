@@ -9,16 +9,13 @@
 
 use std::sync::Arc;
 
-use oxo_core::ByPlayer;
-
-use crate::accounts::Account;
-use crate::config::Config;
+use crate::cluster;
+use crate::config::{Config, DbLocation};
 use crate::error::ServerError;
 use crate::lobby;
 use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
-use crate::store::{PlayerRow, Sqlite, Store};
-use crate::table;
+use crate::store::{Postgres, Sqlite, Store};
 
 impl AppState {
     /// Opens the database (creating it and applying migrations as needed),
@@ -40,8 +37,16 @@ impl AppState {
     pub fn new(config: Config) -> Result<AppState, ServerError> {
         tokio::runtime::Handle::try_current().map_err(|_| ServerError::NoRuntime)?;
         let metrics = Arc::new(Metrics::default());
-        let store = Sqlite::open(&config.db, Arc::clone(&metrics))?;
-        AppState::with_store(config, Arc::new(store), metrics)
+        let store: Arc<dyn Store> = match &config.db {
+            DbLocation::Postgres { url, node } => Arc::new(Postgres::open(
+                url,
+                *node,
+                config.lease_ttl,
+                Arc::clone(&metrics),
+            )?),
+            location => Arc::new(Sqlite::open(location, Arc::clone(&metrics))?),
+        };
+        AppState::with_store(config, store, metrics)
     }
 
     /// [`AppState::new`] on a store opened already (any implementation),
@@ -56,26 +61,15 @@ impl AppState {
         metrics: Arc<Metrics>,
     ) -> Result<AppState, ServerError> {
         let saved = store.unfinished_tables()?;
+        let clustered = matches!(config.db, DbLocation::Postgres { .. });
         let shared = Arc::new(Shared::new(config, store, metrics));
         let recovered = saved.len();
-        let env = shared.table_env();
-        // Every table is rebuilt and registered first, and only then are
-        // the actors started: an actor started early would compete for the
-        // cores with the rebuilding of the others. Requests that arrive
-        // before its actor runs wait in its queue.
-        let mut rebuilt = Vec::with_capacity(saved.len());
-        for saved in saved {
-            let accounts = ByPlayer {
-                x: saved.players.x.as_ref().map(|p| load_account(&shared, p)),
-                o: saved.players.o.as_ref().map(|p| load_account(&shared, p)),
-            };
-            rebuilt.extend(table::recover(&env, saved, accounts));
-        }
-        for table in rebuilt {
-            table.start();
-        }
+        cluster::resume(&shared, saved);
         if recovered > 0 {
             tracing::info!(tables = recovered, "resumed unfinished tables");
+        }
+        if clustered {
+            shared.tasks.spawn(cluster::run(Arc::clone(&shared)));
         }
         shared.tasks.spawn(lobby::run(
             Arc::clone(&shared.lobby),
@@ -105,14 +99,6 @@ impl AppState {
         }
         self.shared.store.close().await;
     }
-}
-
-fn load_account(shared: &Shared, row: &PlayerRow) -> Arc<Account> {
-    shared.accounts.insert(Account::new(
-        Arc::from(row.id.as_str()),
-        row.token_hash,
-        Arc::from(row.name.as_str()),
-    ))
 }
 
 #[cfg(test)]

@@ -17,6 +17,16 @@ pub enum DbLocation {
     /// A private in-memory database that vanishes with the server (tests,
     /// benchmarks).
     Memory,
+    /// A PostgreSQL database shared by the nodes of a cluster (see
+    /// docs/cluster.md): `url` is a `postgres://` URL, `node` this node's
+    /// id, unique in the cluster and below 1024.
+    Postgres {
+        /// Where the database is, e.g.
+        /// `postgres://oxo@127.0.0.1:5432/oxo`.
+        url: String,
+        /// This node's id, 0 to 1023.
+        node: u16,
+    },
 }
 
 /// A token bucket: up to `burst` messages at once, refilled at `per_second`.
@@ -99,6 +109,11 @@ pub struct Config {
     /// client for the per-address limits. Empty (the default): the
     /// header is never believed, and the TCP peer is the client.
     pub trusted_proxies: Vec<IpAddr>,
+    /// Cluster (PostgreSQL) only: how long a node's lease on its tables
+    /// lasts without renewal. A node that dies or stops loses its tables
+    /// to the others this long after its last renewal (it renews every
+    /// third of it).
+    pub lease_ttl: Duration,
 }
 
 impl Default for Config {
@@ -124,6 +139,7 @@ impl Default for Config {
             lobby_debounce: Duration::from_millis(20),
             lobby_max_tables: 100,
             trusted_proxies: Vec::new(),
+            lease_ttl: Duration::from_secs(2),
         }
     }
 }

@@ -38,6 +38,14 @@ impl ClientError {
         ClientError::new(ErrorCode::BadRequest, message)
     }
 
+    /// `table_moving`: another node owns the table now (cluster).
+    pub(crate) fn table_moved() -> ClientError {
+        ClientError::new(
+            ErrorCode::TableMoving,
+            "The table is moving to another server; try again",
+        )
+    }
+
     /// `no_such_table`.
     pub(crate) fn no_such_table() -> ClientError {
         ClientError::new(ErrorCode::NoSuchTable, "No such table (it may have closed)")
@@ -125,6 +133,20 @@ pub enum ServerError {
     /// Stored data could not be read back (e.g. a move that is not a cell).
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
+    /// A commit for a table this node no longer owns: another node took the
+    /// table over (its lease epoch is newer). Nothing of the commit was
+    /// applied, and this node must not tell anyone about it.
+    #[error(
+        "table {table} has a newer owner (lease epoch {current}, ours {ours}); nothing was written"
+    )]
+    Fenced {
+        /// The table's key.
+        table: i64,
+        /// The epoch this node held.
+        ours: i64,
+        /// The epoch in the database, if the table is still there.
+        current: i64,
+    },
     /// The database writer has stopped (the server is shutting down).
     #[error("the database writer has stopped")]
     StoreClosed,

@@ -53,6 +53,9 @@ pub(crate) enum TableCmd {
     Detach(u64),
     /// A seated player changed their name.
     Renamed,
+    /// Another node took the table over (cluster): stop here without
+    /// writing anything.
+    Lost,
 }
 
 /// A handle to send commands to a table.
@@ -60,13 +63,26 @@ pub(crate) enum TableCmd {
 pub(crate) struct TableHandle {
     tx: mpsc::Sender<TableCmd>,
     live: LiveStatus,
+    /// The table's key and the lease epoch its actor holds it under.
+    lease: (i64, i64),
+    /// When the handle was made (the table opened or was resumed here).
+    since: std::time::Instant,
 }
 
 impl TableHandle {
     /// A handle on the queue `tx` of a table publishing its status in
-    /// `live`.
-    pub(crate) const fn new(tx: mpsc::Sender<TableCmd>, live: LiveStatus) -> TableHandle {
-        TableHandle { tx, live }
+    /// `live`, held under `lease` (key, epoch).
+    pub(crate) fn new(
+        tx: mpsc::Sender<TableCmd>,
+        live: LiveStatus,
+        lease: (i64, i64),
+    ) -> TableHandle {
+        TableHandle {
+            tx,
+            live,
+            lease,
+            since: std::time::Instant::now(),
+        }
     }
 
     /// Queues a command; `false` if the table has gone.
@@ -114,5 +130,23 @@ impl Tables {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(id);
+    }
+
+    /// The tables here, opened before `asked`, whose lease is not among
+    /// `held` (key to epoch, as the database answered when asked at
+    /// `asked`): another node has taken them over. Tables opened since may
+    /// be missing from `held` only because they are newer than the answer.
+    pub(crate) fn lost(
+        &self,
+        held: &HashMap<i64, i64>,
+        asked: std::time::Instant,
+    ) -> Vec<TableHandle> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .filter(|h| h.since < asked && held.get(&h.lease.0) != Some(&h.lease.1))
+            .cloned()
+            .collect()
     }
 }

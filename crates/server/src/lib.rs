@@ -50,6 +50,7 @@ mod assets;
 mod boot;
 mod client;
 mod close;
+mod cluster;
 mod config;
 mod conn;
 mod error;

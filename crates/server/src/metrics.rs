@@ -84,6 +84,10 @@ pub(crate) struct Metrics {
     pub(crate) tables_created: AtomicU64,
     /// Accepted moves (players and bots).
     pub(crate) moves: AtomicU64,
+    /// Table commits refused because another node owns the table now.
+    pub(crate) stale_writes: AtomicU64,
+    /// Tables claimed from a node whose lease ran out.
+    pub(crate) taken_over: AtomicU64,
     /// Finished rounds.
     pub(crate) games_finished: AtomicU64,
     /// Lobby watchers.
@@ -173,6 +177,18 @@ impl Metrics {
             "oxo_games_finished_total",
             "Finished rounds.",
             &self.games_finished,
+        );
+        counter(
+            &mut out,
+            "oxo_stale_writes_refused_total",
+            "Table commits the database refused because another node had taken the table over (cluster fencing).",
+            &self.stale_writes,
+        );
+        counter(
+            &mut out,
+            "oxo_tables_taken_over_total",
+            "Tables this node claimed after their owner's lease ran out (cluster failover).",
+            &self.taken_over,
         );
         gauge(
             &mut out,

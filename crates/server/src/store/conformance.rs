@@ -12,6 +12,7 @@ use oxo_protocol::{Scores, TableOptions, TableStatus};
 
 use super::contract::Store;
 use super::memory::Memory;
+use super::postgres::Postgres;
 use super::rows::{GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, TableRow, Write};
 use super::sqlite::Sqlite;
 use crate::config::DbLocation;
@@ -21,7 +22,13 @@ use crate::metrics::Metrics;
 /// Every implementation, fresh and empty.
 fn stores() -> Vec<Arc<dyn Store>> {
     let sqlite = Sqlite::open(&DbLocation::Memory, Arc::new(Metrics::default())).unwrap();
-    vec![Arc::new(sqlite), Arc::new(Memory::new())]
+    let mut stores: Vec<Arc<dyn Store>> = vec![Arc::new(sqlite), Arc::new(Memory::new())];
+    if let Some(url) = super::postgres::testdb::database() {
+        let ttl = std::time::Duration::from_secs(2);
+        let postgres = Postgres::open(&url, 0, ttl, Arc::new(Metrics::default())).unwrap();
+        stores.push(Arc::new(postgres));
+    }
+    stores
 }
 
 fn player(id: &str) -> Write {

@@ -105,6 +105,29 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     /// [`AppState::new`]: crate::AppState::new
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError>;
 
+    /// Cluster only: claims for this node the open tables whose owner's
+    /// lease has run out (a node that died or stopped), raising their
+    /// epochs, and reads them back to be resumed here. A store one server
+    /// owns alone has nothing to claim.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn claim_orphans(&self) -> StoreFuture<'_, Vec<SavedTable>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// Cluster only: renews this node's table leases and returns the
+    /// tables (key, epoch) it still holds; `None` for a store one server
+    /// owns alone, where leases do not exist.
+    ///
+    /// # Errors
+    ///
+    /// The store's: the node cannot tell whether it still holds anything.
+    fn renew_leases(&self) -> StoreFuture<'_, Option<Vec<(i64, i64)>>> {
+        Box::pin(async { Ok(None) })
+    }
+
     /// Finishes what is queued, makes it durable and releases the store
     /// (files, locks, connections). Later calls fail with
     /// [`ServerError::StoreClosed`].

@@ -133,7 +133,7 @@ impl Data {
                     game.moves = end.moves;
                 }
             }
-            Write::HealthProbe { .. } => {}
+            Write::HealthProbe { .. } | Write::Fence { .. } => {}
         }
         Ok(())
     }
@@ -183,6 +183,7 @@ impl Data {
             },
             players: seated,
             game,
+            epoch: 0,
         })
     }
 }

@@ -10,17 +10,21 @@
 //! - `replay`: a stored game replayed by the rules (recovery, game logs);
 //! - `sqlite`: the server's store, SQLite with one writer thread and group
 //!   commit ([`Sqlite`]);
-//! - `memory`: plain maps behind a lock, for tests (`Memory`).
+//! - `postgres`: the cluster's store, PostgreSQL shared by every node, with
+//!   table leases and fencing ([`Postgres`]);
+//! - `memory`: plain maps behind a lock, for tests (`Memory`);
+//! - `text`: how values are spelled in text columns, for every engine.
 //!
-//! A PostgreSQL store for a cluster is the next implementation of the same
-//! trait; nothing outside this folder names an engine.
+//! Nothing outside this folder names an engine.
 
 mod contract;
 #[cfg(test)]
 mod memory;
+mod postgres;
 mod replay;
 mod rows;
 mod sqlite;
+mod text;
 
 #[cfg(test)]
 mod conformance;
@@ -28,6 +32,7 @@ mod conformance;
 pub(crate) use contract::Store;
 #[cfg(test)]
 pub(crate) use memory::Memory;
+pub(crate) use postgres::Postgres;
 pub(crate) use replay::replay;
 pub(crate) use rows::{
     GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, PlayerRow, SavedTable, TableRow, Write,

@@ -43,6 +43,15 @@ pub(crate) enum Write {
     GameEnd(GameEnd),
     /// A health probe: rewrites the one row of `health`.
     HealthProbe { at_ms: i64 },
+    /// The rest of the commit holds only while the table with key `table`
+    /// is still under lease `epoch`: a store shared by several nodes
+    /// refuses the whole commit with [`ServerError::Fenced`] once another
+    /// node has taken the table over (a higher epoch). A store that one
+    /// server owns alone (SQLite, memory) has no other owner to fear and
+    /// passes it.
+    ///
+    /// [`ServerError::Fenced`]: crate::error::ServerError::Fenced
+    Fence { table: i64, epoch: i64 },
 }
 
 /// A move (`ply` from 1) of the game with key `game`, to store.
@@ -196,6 +205,9 @@ pub(crate) struct SavedTable {
     pub(crate) row: TableRow,
     pub(crate) players: ByPlayer<Option<PlayerRow>>,
     pub(crate) game: Option<SavedGame>,
+    /// The lease epoch this server holds the table under (see
+    /// [`Write::Fence`]); 0 for a store one server owns alone.
+    pub(crate) epoch: i64,
 }
 
 /// The current round of a saved table.

@@ -17,7 +17,7 @@ use super::rules::{Cmd, Ctx, Due, Event, GameKey, Plan, Reply, Rules, Seat};
 use super::view::View;
 use crate::accounts::Account;
 use crate::conn::Conn;
-use crate::error::ClientError;
+use crate::error::{ClientError, ServerError};
 use crate::handle::{TableCmd, TableRequest};
 use crate::ids::{new_game_id, now_ms, seed};
 use crate::live::LiveStatus;
@@ -79,6 +79,9 @@ pub(super) struct Table {
     /// any state broadcast at once, so the state is queued without waking
     /// its task and both leave in one write.
     pub(super) replying_to: Option<u64>,
+    /// The lease epoch this node holds the table under: every commit is
+    /// fenced on it (see [`Write::Fence`]).
+    pub(super) epoch: i64,
 }
 
 impl Table {
@@ -105,6 +108,7 @@ impl Table {
             spectators_due: None,
             retry_at: None,
             replying_to: None,
+            epoch: 1,
         }
     }
 
@@ -281,6 +285,7 @@ impl Table {
                 }
             }
             TableCmd::Detach(conn_id) => self.detach(conn_id),
+            TableCmd::Lost => self.step_down(),
             TableCmd::Renamed => {
                 self.lobby_dirty = true;
                 self.broadcast();
@@ -334,8 +339,14 @@ impl Table {
     /// closes the table in memory (`OnFailure::Abort`).
     async fn execute(&mut self, plan: Plan, on_failure: OnFailure) -> Result<Reply, ClientError> {
         let writes = self.writes(&plan);
-        if !writes.is_empty() {
+        if writes.len() > 1 {
             if let Err(e) = self.env.store.commit(writes).await {
+                if let ServerError::Fenced { .. } = e {
+                    tracing::warn!(table = %self.id, error = %e, "the table has a new owner");
+                    self.env.metrics.stale_writes.fetch_add(1, Relaxed);
+                    self.step_down();
+                    return Err(ClientError::table_moved());
+                }
                 tracing::error!(table = %self.id, error = %e, "could not store a table change");
                 if on_failure == OnFailure::Abort {
                     self.abort();
@@ -386,7 +397,11 @@ impl Table {
     /// changed), then what each event says.
     fn writes(&self, plan: &Plan) -> Vec<Write> {
         let next = plan.next();
-        let mut writes = Vec::with_capacity(plan.events().len() + 1);
+        let mut writes = Vec::with_capacity(plan.events().len() + 2);
+        writes.push(Write::Fence {
+            table: self.seq,
+            epoch: self.epoch,
+        });
         if plan.stored {
             writes.push(Write::Table(Box::new(self.row(next))));
         }

@@ -82,7 +82,8 @@ pub(crate) fn create(
         now_ms(),
     );
     let (tx, rx) = mpsc::channel(QUEUE);
-    let handle = TableHandle::new(tx, live);
+    // A new table's lease starts at epoch 1 (see `store::postgres`).
+    let handle = TableHandle::new(tx, live, (seq, 1));
     env.tables.register(&id, handle.clone());
     env.metrics.tables_created.fetch_add(1, Relaxed);
     env.tasks.spawn(table.run_new(rx, conn, req_id, at));
@@ -98,6 +99,7 @@ pub(crate) fn recover(
     accounts: ByPlayer<Option<Arc<Account>>>,
 ) -> Option<Recovered> {
     let row = saved.row;
+    let epoch = saved.epoch;
     // People sit where no bot does.
     let accounts = ByPlayer::new_with(|p| accounts[p].clone().filter(|_| row.bot_seat != Some(p)));
     let players = ByPlayer::new_with(|p| {
@@ -138,13 +140,15 @@ pub(crate) fn recover(
         rules,
         row.created_ms,
     );
+    table.epoch = epoch;
     for account in [&accounts.x, &accounts.o].into_iter().flatten() {
         account.try_add_table(&row.id, &live, usize::MAX);
     }
     table.accounts = accounts;
     table.lobby_dirty = true;
     let (tx, rx) = mpsc::channel(QUEUE);
-    env.tables.register(&row.id, TableHandle::new(tx, live));
+    env.tables
+        .register(&row.id, TableHandle::new(tx, live, (row.seq, epoch)));
     Some(Recovered { table, rx })
 }
 

@@ -32,7 +32,6 @@
 //! - `recover`: unfinished tables read back on start;
 //! - `schema`: opening the file, and the migrations;
 //! - `lock`: one server per database file;
-//! - `text`: how values are spelled in text columns;
 //! - `error`: SQLite's failures, told in a line.
 
 mod error;
@@ -42,7 +41,6 @@ mod recover;
 mod schema;
 #[cfg(test)]
 mod temp;
-mod text;
 mod writer;
 mod writes;
 

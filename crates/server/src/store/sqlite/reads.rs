@@ -12,10 +12,10 @@ use oxo_core::ByPlayer;
 use oxo_protocol::{GameRecord, GameSummary, RecordedMove};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::text::{self, from_json};
 use crate::error::ServerError;
 use crate::ids::TokenHash;
 use crate::store::rows::{GamePlayer, GameRow, GameStart, GamesQuery, PLAYER_SCAN, PlayerRow};
+use crate::store::text::{self, from_json};
 
 /// A stored token hash: exactly 32 bytes.
 pub(super) fn token_hash_of(blob: &[u8]) -> Result<TokenHash, ServerError> {

@@ -27,10 +27,10 @@ use oxo_protocol::Scores;
 use rusqlite::{Connection, Row};
 
 use super::reads::token_hash_of;
-use super::text::{self, from_json};
 use crate::error::ServerError;
 use crate::store::replay::saved_game;
 use crate::store::rows::{MoveRow, PlayerRow, SavedGame, SavedTable, TableRow};
+use crate::store::text::{self, from_json};
 
 /// What recovery found: the tables to resume, and those skipped.
 #[derive(Debug, Default)]
@@ -314,6 +314,7 @@ fn rebuild(
         },
         players: seated,
         game,
+        epoch: 0,
     })
 }
 

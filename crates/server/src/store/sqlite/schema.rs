@@ -158,6 +158,9 @@ pub(super) struct Opened {
 /// has been written.
 pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
     match location {
+        DbLocation::Postgres { .. } => Err(ServerError::Database(
+            "a PostgreSQL URL is not a SQLite database".into(),
+        )),
         DbLocation::Memory => Ok(Opened {
             writer: Connection::open_in_memory()?,
             reader: None,

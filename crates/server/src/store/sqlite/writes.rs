@@ -6,9 +6,14 @@
 use oxo_core::Outcome;
 use rusqlite::{Connection, params};
 
-use super::text::{self, json};
 use crate::ids::now_ms;
 use crate::store::rows::Write;
+use crate::store::text;
+
+/// The stored JSON of `value`, failing the write if it does not serialize.
+fn json<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
+    text::json(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
 
 /// Applies one write on `conn` (inside the writer's transaction).
 pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
@@ -113,6 +118,8 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                 end.moves
             ])?;
         }
+        // One server owns the file (see `lock`): no other owner to fence.
+        Write::Fence { .. } => {}
         Write::HealthProbe { at_ms } => {
             conn.prepare_cached(
                 "INSERT INTO health (id, probed_ms) VALUES (1, ?1)

@@ -189,6 +189,16 @@ impl Table {
         tracing::debug!(table = %self.id, "table closed");
     }
 
+    /// Another node owns the table now (cluster): it stops here at once,
+    /// writing and telling nothing more, and its connections are let go of
+    /// it; the new owner has its durable state.
+    pub(super) fn step_down(&mut self) {
+        self.rules.close();
+        self.live.set(self.rules.state().status());
+        self.members.clear();
+        self.finish_close();
+    }
+
     /// Closes the table in memory after a storage failure.
     pub(super) fn abort(&mut self) {
         self.rules.close();

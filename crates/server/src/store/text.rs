@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use crate::error::ServerError;
 
 /// A value stored as a bare name (see the module doc).
-pub(super) trait Name: Serialize + DeserializeOwned {}
+pub(crate) trait Name: Serialize + DeserializeOwned {}
 
 impl Name for oxo_core::Player {}
 impl Name for oxo_core::Square {}
@@ -21,7 +21,7 @@ impl Name for oxo_core::BotLevel {}
 impl Name for oxo_protocol::TableStatus {}
 
 /// The stored name of `value`.
-pub(super) fn name<T: Name>(value: &T) -> String {
+pub(crate) fn name<T: Name>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(name)) => name,
         other => unreachable!("a stored name serializes as a string, not {other:?}"),
@@ -33,7 +33,7 @@ pub(super) fn name<T: Name>(value: &T) -> String {
 /// # Errors
 ///
 /// [`ServerError::Corrupt`]: `<what> "<text>"`.
-pub(super) fn parse<T: Name>(what: &str, text: &str) -> Result<T, ServerError> {
+pub(crate) fn parse<T: Name>(what: &str, text: &str) -> Result<T, ServerError> {
     serde_json::from_value(serde_json::Value::String(text.to_owned()))
         .map_err(|_| ServerError::Corrupt(format!("{what} {text:?}")))
 }
@@ -42,9 +42,9 @@ pub(super) fn parse<T: Name>(what: &str, text: &str) -> Result<T, ServerError> {
 ///
 /// # Errors
 ///
-/// The serializer's, as a SQLite conversion error (the write fails).
-pub(super) fn json<T: Serialize>(value: &T) -> rusqlite::Result<String> {
-    serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+/// The serializer's (the write fails).
+pub(crate) fn json<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
+    serde_json::to_string(value)
 }
 
 /// The value stored as `text` (JSON); `what` names it in the error.
@@ -52,7 +52,7 @@ pub(super) fn json<T: Serialize>(value: &T) -> rusqlite::Result<String> {
 /// # Errors
 ///
 /// [`ServerError::Corrupt`]: `<what>: <why>`.
-pub(super) fn from_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, ServerError> {
+pub(crate) fn from_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, ServerError> {
     serde_json::from_str(text).map_err(|e| ServerError::Corrupt(format!("{what}: {e}")))
 }
 

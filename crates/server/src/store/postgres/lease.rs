@@ -1,0 +1,107 @@
+//! Table leases: which node owns which table, under which epoch.
+//!
+//! Every table row holds `owner` (a node id), `epoch` and `lease_until`
+//! (milliseconds on the database's clock, so that nodes' clocks do not
+//! matter). The owner renews its leases every third of the lease time
+//! ([`renew`]); when a lease runs out (the node died, stopped, or lost the
+//! database) any node may claim the table ([`claim`]), which raises the
+//! epoch. Every commit of a table starts with a fence on its epoch
+//! (`writes::fence`), so the old owner, should it wake up, cannot write
+//! anything more: its commit fails and it tells nobody.
+
+use tokio_postgres::GenericClient;
+
+use super::error::db;
+use crate::error::ServerError;
+
+/// The database's clock in milliseconds, as SQL.
+pub(super) const DB_NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/// The most tables one [`claim`] takes, so that a survivor rebuilds a dead
+/// node's tables in slices and the other survivors share them.
+pub(super) const CLAIM_BATCH: i64 = 2_000;
+
+/// This node and how long its leases last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lease {
+    /// This node's id.
+    pub(super) node: u16,
+    /// How long a lease lasts from its last renewal, in milliseconds.
+    pub(super) ttl_ms: i64,
+}
+
+/// A table's key and the epoch this node holds it under.
+pub(crate) type Held = (i64, i64);
+
+/// Claims up to [`CLAIM_BATCH`] open tables whose lease has run out (and,
+/// with `own`, those leased to this node id by an earlier run of it),
+/// raising each one's epoch; returns them with their new epochs.
+///
+/// Rows a commit holds right now are skipped (`SKIP LOCKED`) and claimed
+/// by a later call, so a claim never waits for a dying owner.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn claim(
+    client: &impl GenericClient,
+    lease: Lease,
+    own: bool,
+) -> Result<Vec<Held>, ServerError> {
+    let sql = format!(
+        "UPDATE tables SET owner = $1, epoch = epoch + 1, lease_until = {DB_NOW_MS} + $2
+         WHERE seq IN (
+             SELECT seq FROM tables
+             WHERE status <> 'closed' AND (lease_until < {DB_NOW_MS} OR ($3 AND owner = $1))
+             ORDER BY seq LIMIT $4
+             FOR UPDATE SKIP LOCKED)
+         RETURNING seq, epoch"
+    );
+    let rows = client
+        .query(
+            &sql,
+            &[&i32::from(lease.node), &lease.ttl_ms, &own, &CLAIM_BATCH],
+        )
+        .await
+        .map_err(db)?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// Renews this node's leases; returns the tables it still holds. A table
+/// missing from the answer (or under another epoch) was taken over.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn renew(
+    client: &impl GenericClient,
+    lease: Lease,
+) -> Result<Vec<Held>, ServerError> {
+    let sql = format!(
+        "UPDATE tables SET lease_until = {DB_NOW_MS} + $2
+         WHERE owner = $1 AND status <> 'closed'
+         RETURNING seq, epoch"
+    );
+    let rows = client
+        .query(&sql, &[&i32::from(lease.node), &lease.ttl_ms])
+        .await
+        .map_err(db)?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// Ends this node's leases now (a clean stop): the other nodes claim its
+/// tables at their next round instead of a lease later.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn release(client: &impl GenericClient, lease: Lease) -> Result<(), ServerError> {
+    client
+        .execute(
+            "UPDATE tables SET lease_until = 0 WHERE owner = $1 AND status <> 'closed'",
+            &[&i32::from(lease.node)],
+        )
+        .await
+        .map_err(db)?;
+    Ok(())
+}

@@ -1,0 +1,304 @@
+//! [`Postgres`]: the store of a cluster, shared by every node.
+//!
+//! - `schema`: the tables and their migrations;
+//! - `writes`: each [`Write`] in SQL, and the fence on a table's epoch;
+//! - `lease`: which node owns which table (claim, renew);
+//! - `reads`: the HTTP API's reads and the loading of claimed tables.
+//!
+//! # Why tokio-postgres and deadpool-postgres
+//!
+//! tokio-postgres is the asynchronous PostgreSQL client the rest of the
+//! ecosystem builds on (sqlx's compile-time checks need a database at build
+//! time, which our one-command build cannot assume); deadpool-postgres
+//! adds a small pool with statement caching and nothing else.
+//!
+//! # Durability and fencing
+//!
+//! A commit is one transaction with PostgreSQL's default synchronous
+//! commit: it returns once the WAL is flushed, and only then does a table
+//! tell anyone. A table's commits begin with [`Write::Fence`]; a node whose
+//! lease was taken over cannot commit anything more (see `lease`).
+//!
+//! # Keys without a round trip
+//!
+//! [`Store::next_table_seq`] and [`Store::next_game_seq`] are synchronous,
+//! so keys cannot come from a database sequence. Each node numbers its own
+//! keys instead: `counter × 1024 + node`, the counter starting above every
+//! key in the database when the node starts. Nodes never collide (the low
+//! bits differ), and a restarted node never repeats a key.
+
+mod error;
+mod lease;
+mod reads;
+mod schema;
+#[cfg(test)]
+pub(crate) mod testdb;
+#[cfg(test)]
+mod tests;
+mod writes;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use futures_util::future::BoxFuture;
+use oxo_protocol::{GameRecord, GameSummary};
+use tokio_postgres::NoTls;
+
+use self::error::{db, pool};
+pub(crate) use self::lease::Held;
+use self::lease::{CLAIM_BATCH, Lease};
+use crate::error::ServerError;
+use crate::ids::{TokenHash, now_ms};
+use crate::metrics::Metrics;
+use crate::store::contract::{Store, StoreFuture};
+use crate::store::rows::{GamesQuery, PlayerRow, SavedTable, Write};
+
+/// How many node ids there are: keys are `counter × NODES + node`.
+pub(crate) const NODES: u16 = 1024;
+
+/// Connections per node.
+const POOL_SIZE: usize = 16;
+
+/// The longest a statement may run, and how long a transaction may sit
+/// idle (a node paused mid-commit) before PostgreSQL ends it and releases
+/// its locks, so that a takeover is not held up by a stopped node.
+const SESSION_OPTIONS: &str =
+    "-c statement_timeout=10000 -c idle_in_transaction_session_timeout=2000";
+
+/// The cluster's store: PostgreSQL, shared by every node.
+#[derive(Debug)]
+pub(crate) struct Postgres {
+    pool: Pool,
+    lease: Lease,
+    next_table: AtomicI64,
+    next_game: AtomicI64,
+    closed: AtomicBool,
+    metrics: Arc<Metrics>,
+    /// Where to connect for the synchronous start-up reads.
+    config: tokio_postgres::Config,
+}
+
+impl Postgres {
+    /// Connects to `url` as node `node` (below [`NODES`]) whose leases last
+    /// `lease_ttl`, and applies the migrations the database lacks.
+    ///
+    /// Blocks (on a thread of its own) until the database answers.
+    ///
+    /// # Errors
+    ///
+    /// A URL that does not parse, a database that cannot be reached, or a
+    /// migration that fails ([`ServerError::Database`],
+    /// [`ServerError::Migration`], [`ServerError::SchemaTooNew`]).
+    pub(crate) fn open(
+        url: &str,
+        node: u16,
+        lease_ttl: Duration,
+        metrics: Arc<Metrics>,
+    ) -> Result<Postgres, ServerError> {
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| ServerError::Database(format!("bad URL: {e}")))?;
+        config.options(SESSION_OPTIONS);
+        config.connect_timeout(Duration::from_secs(5));
+        let (max_table, max_game) = on_own_runtime(&config, |mut client| async move {
+            schema::migrate(&mut client).await?;
+            let row = client
+                .query_one(
+                    "SELECT (SELECT COALESCE(MAX(seq), 0) FROM tables),
+                            (SELECT COALESCE(MAX(seq), 0) FROM games)",
+                    &[],
+                )
+                .await
+                .map_err(db)?;
+            Ok((row.get::<_, i64>(0), row.get::<_, i64>(1)))
+        })?;
+        let manager = Manager::from_config(
+            config.clone(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(Duration::from_secs(5)))
+            .create_timeout(Some(Duration::from_secs(5)))
+            .build()
+            .map_err(|e| ServerError::Database(e.to_string()))?;
+        let counter = |max: i64| max / i64::from(NODES) + 1;
+        Ok(Postgres {
+            pool,
+            lease: Lease {
+                node: node % NODES,
+                ttl_ms: i64::try_from(lease_ttl.as_millis()).unwrap_or(i64::MAX),
+            },
+            next_table: AtomicI64::new(counter(max_table)),
+            next_game: AtomicI64::new(counter(max_game)),
+            closed: AtomicBool::new(false),
+            metrics,
+            config,
+        })
+    }
+
+    fn key(&self, counter: &AtomicI64) -> i64 {
+        counter.fetch_add(1, Ordering::Relaxed) * i64::from(NODES) + i64::from(self.lease.node)
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, ServerError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(ServerError::StoreClosed);
+        }
+        self.pool.get().await.map_err(pool)
+    }
+
+    async fn commit_now(&self, writes: Vec<Write>) -> Result<(), ServerError> {
+        let start = Instant::now();
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db)?;
+        for w in &writes {
+            writes::apply(&tx, self.lease, w).await?;
+        }
+        tx.commit()
+            .await
+            .map_err(|e| ServerError::CommitFailed(error::message(&e)))?;
+        self.metrics.commit_latency.observe(start.elapsed());
+        self.metrics.commits.fetch_add(1, Ordering::Relaxed);
+        self.metrics
+            .writes
+            .fetch_add(writes.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn claim_now(&self) -> Result<Vec<SavedTable>, ServerError> {
+        let client = self.client().await?;
+        let held = lease::claim(&**client, self.lease, false).await?;
+        reads::load_tables(&**client, &held).await
+    }
+
+    async fn health_check(&self, limit: Duration) -> Result<(), String> {
+        let probe = vec![Write::HealthProbe { at_ms: now_ms() }];
+        match tokio::time::timeout(limit, self.commit_now(probe)).await {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(_) => Err(format!(
+                "the database did not take a write within {} ms",
+                limit.as_millis()
+            )),
+        }
+    }
+}
+
+impl Store for Postgres {
+    fn next_table_seq(&self) -> i64 {
+        self.key(&self.next_table)
+    }
+
+    fn next_game_seq(&self) -> i64 {
+        self.key(&self.next_game)
+    }
+
+    fn commit(&self, writes: Vec<Write>) -> StoreFuture<'_, ()> {
+        Box::pin(self.commit_now(writes))
+    }
+
+    fn player_by_token(&self, token_hash: TokenHash) -> StoreFuture<'_, Option<PlayerRow>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            reads::player_by_token(&**client, token_hash).await
+        })
+    }
+
+    fn game_record<'a>(
+        &'a self,
+        id: &'a str,
+        asker: Option<&'a str>,
+    ) -> StoreFuture<'a, Option<GameRecord>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            reads::game_record(&**client, id, asker).await
+        })
+    }
+
+    fn recent_games(&self, query: GamesQuery) -> StoreFuture<'_, Vec<GameSummary>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            reads::recent_games(&**client, &query).await
+        })
+    }
+
+    fn health(&self, limit: Duration) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(self.health_check(limit))
+    }
+
+    /// Claims, for this node, the open tables whose lease has run out and
+    /// those an earlier run of this node id held, and reads them back.
+    fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError> {
+        let lease = self.lease;
+        on_own_runtime(&self.config, |client| async move {
+            let mut out = Vec::new();
+            loop {
+                let held = lease::claim(&client, lease, true).await?;
+                let more = held.len() as i64 >= CLAIM_BATCH;
+                out.extend(reads::load_tables(&client, &held).await?);
+                if !more {
+                    return Ok(out);
+                }
+            }
+        })
+    }
+
+    fn claim_orphans(&self) -> StoreFuture<'_, Vec<SavedTable>> {
+        Box::pin(self.claim_now())
+    }
+
+    fn renew_leases(&self) -> StoreFuture<'_, Option<Vec<Held>>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            lease::renew(&**client, self.lease).await.map(Some)
+        })
+    }
+
+    /// Lets go of this node's leases (its tables have stopped by now), so
+    /// that the other nodes take its tables over at once rather than a
+    /// lease later, then closes the pool.
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Ok(client) = self.client().await {
+                if let Err(e) = lease::release(&**client, self.lease).await {
+                    tracing::warn!(error = %e, "could not hand the tables over");
+                }
+            }
+            self.closed.store(true, Ordering::Release);
+            self.pool.close();
+        })
+    }
+}
+
+/// Runs `job` with a fresh connection on a runtime of its own, on a thread
+/// of its own: for the synchronous start-up calls, which may be made from
+/// inside the server's runtime (where blocking on it would panic).
+fn on_own_runtime<T, F, Fut>(config: &tokio_postgres::Config, job: F) -> Result<T, ServerError>
+where
+    T: Send,
+    F: FnOnce(tokio_postgres::Client) -> Fut + Send,
+    Fut: std::future::Future<Output = Result<T, ServerError>>,
+{
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            runtime.block_on(async {
+                let (client, connection) = config.connect(NoTls).await.map_err(db)?;
+                let driver = tokio::spawn(connection);
+                let out = job(client).await;
+                driver.abort();
+                out
+            })
+        })
+        .join()
+        .unwrap_or_else(|_| Err(ServerError::Database("start-up reads panicked".into())))
+    })
+}

@@ -1,0 +1,101 @@
+//! Leases and fencing between two nodes on one PostgreSQL database.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use oxo_core::{Player, Square};
+
+use super::Postgres;
+use super::testdb::database;
+use crate::error::ServerError;
+use crate::metrics::Metrics;
+use crate::store::conformance::table_with_a_move;
+use crate::store::contract::Store;
+use crate::store::rows::{NewMove, Write};
+
+const TTL: Duration = Duration::from_millis(300);
+
+fn node(url: &str, id: u16) -> Postgres {
+    Postgres::open(url, id, TTL, Arc::new(Metrics::default())).unwrap()
+}
+
+fn o_moves(cell: Square, epoch: i64) -> Vec<Write> {
+    vec![
+        Write::Fence { table: 1, epoch },
+        Write::Move(NewMove {
+            game: 1,
+            ply: 2,
+            player: Player::O,
+            cell,
+            at_ms: 1,
+            req_id: Some(8),
+        }),
+    ]
+}
+
+#[tokio::test]
+async fn a_stale_owner_cannot_write_after_a_takeover() {
+    let Some(url) = database() else { return };
+    let (a, b) = (node(&url, 1), node(&url, 2));
+    let mut writes = vec![Write::Fence { table: 1, epoch: 1 }];
+    writes.extend(table_with_a_move(1));
+    a.commit(writes).await.unwrap();
+
+    // A fresh lease is A's alone.
+    assert!(b.claim_orphans().await.unwrap().is_empty());
+    assert_eq!(a.renew_leases().await.unwrap(), Some(vec![(1, 1)]));
+
+    // A stops renewing; once the lease has run out, B takes the table over
+    // with the next epoch, its game replayed.
+    tokio::time::sleep(TTL + Duration::from_millis(100)).await;
+    let taken = b.claim_orphans().await.unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0].epoch, 2);
+    let game = taken[0].game.as_ref().unwrap();
+    assert_eq!(game.game.to_move(), Some(Player::O));
+
+    // A wakes up: its write under epoch 1 is refused whole, and its renewal
+    // shows it holds nothing.
+    let refused = a.commit(o_moves(Square::A1, 1)).await;
+    assert!(
+        matches!(
+            refused,
+            Err(ServerError::Fenced {
+                table: 1,
+                ours: 1,
+                current: 2
+            })
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(a.renew_leases().await.unwrap(), Some(vec![]));
+    let record = b.game_record("g1", None).await.unwrap().unwrap();
+    assert_eq!(record.moves.len(), 1, "nothing of the stale commit");
+
+    // The new owner writes under its epoch.
+    b.commit(o_moves(Square::C3, 2)).await.unwrap();
+    let record = a.game_record("g1", None).await.unwrap().unwrap();
+    assert_eq!(record.moves.len(), 2);
+    assert_eq!(record.moves[1].cell, Square::C3);
+    assert_eq!(b.renew_leases().await.unwrap(), Some(vec![(1, 2)]));
+}
+
+#[tokio::test]
+async fn nodes_never_hand_out_the_same_key() {
+    let Some(url) = database() else { return };
+    let (a, b) = (node(&url, 1), node(&url, 2));
+    let mut keys: Vec<i64> = (0..100)
+        .flat_map(|_| [a.next_game_seq(), b.next_game_seq()])
+        .collect();
+    let mut unique = keys.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), 200, "two nodes, one key space");
+    // A restarted node starts above every key in the database.
+    let last = keys.pop().unwrap();
+    a.commit(table_with_a_move(last)).await.unwrap();
+    let again = node(&url, 2);
+    assert!(again.next_game_seq() > last);
+}

@@ -1,0 +1,218 @@
+//! The SQL that applies each row change ([`Write`]) in a PostgreSQL
+//! transaction, and the fence that makes a stale owner's commit fail.
+
+use deadpool_postgres::Transaction;
+use oxo_core::Outcome;
+
+use super::error::db;
+use super::lease::{DB_NOW_MS, Lease};
+use crate::error::ServerError;
+use crate::ids::now_ms;
+use crate::store::rows::Write;
+use crate::store::text::{self, json};
+
+/// A `u32` column, stored as `BIGINT`.
+fn big(n: u32) -> i64 {
+    i64::from(n)
+}
+
+/// Applies one write inside `tx`; new tables are leased to `lease.node`.
+///
+/// # Errors
+///
+/// The database's, or [`ServerError::Fenced`] for a [`Write::Fence`] that
+/// no longer holds (the caller rolls back).
+pub(super) async fn apply(
+    tx: &Transaction<'_>,
+    lease: Lease,
+    w: &Write,
+) -> Result<(), ServerError> {
+    match w {
+        Write::Fence { table, epoch } => fence(tx, *table, *epoch).await?,
+        Write::Player {
+            id,
+            token_hash,
+            name,
+        } => {
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO players (id, token_hash, name, created_ms) VALUES ($1, $2, $3, $4)",
+                )
+                .await
+                .map_err(db)?;
+            tx.execute(&stmt, &[&&**id, &&token_hash[..], &&**name, &now_ms()])
+                .await
+                .map_err(db)?;
+        }
+        Write::PlayerName { id, name } => {
+            let stmt = tx
+                .prepare_cached("UPDATE players SET name = $2 WHERE id = $1")
+                .await
+                .map_err(db)?;
+            tx.execute(&stmt, &[&&**id, &&**name]).await.map_err(db)?;
+        }
+        Write::Table(row) => {
+            let options = json(&row.options).map_err(|e| ServerError::Database(e.to_string()))?;
+            let sql = format!(
+                "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
+                     score_x, score_o, draws, game, created_ms, updated_ms, owner, epoch,
+                     lease_until)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1,
+                     {DB_NOW_MS} + $16)
+                 ON CONFLICT (seq) DO UPDATE SET
+                     status = excluded.status, x_player = excluded.x_player,
+                     o_player = excluded.o_player, bot_seat = excluded.bot_seat,
+                     round = excluded.round, score_x = excluded.score_x,
+                     score_o = excluded.score_o, draws = excluded.draws,
+                     game = excluded.game, updated_ms = excluded.updated_ms"
+            );
+            let stmt = tx.prepare_cached(&sql).await.map_err(db)?;
+            tx.execute(
+                &stmt,
+                &[
+                    &row.seq,
+                    &&*row.id,
+                    &options,
+                    &text::name(&row.status),
+                    &row.seats.x.as_deref(),
+                    &row.seats.o.as_deref(),
+                    &row.bot_seat.as_ref().map(text::name),
+                    &big(row.round),
+                    &big(row.scores.x),
+                    &big(row.scores.o),
+                    &big(row.scores.draws),
+                    &row.game,
+                    &row.created_ms,
+                    &now_ms(),
+                    &i32::from(lease.node),
+                    &lease.ttl_ms,
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+        Write::GameStart(g) => {
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, x_bot,
+                         o_id, o_name, o_bot, started_ms, public)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                )
+                .await
+                .map_err(db)?;
+            tx.execute(
+                &stmt,
+                &[
+                    &g.seq,
+                    &&*g.id,
+                    &&*g.table_id,
+                    &big(g.round),
+                    &text::name(&g.first),
+                    &&*g.players.x.id,
+                    &&*g.players.x.name,
+                    &g.players.x.bot.as_ref().map(text::name),
+                    &&*g.players.o.id,
+                    &&*g.players.o.name,
+                    &g.players.o.bot.as_ref().map(text::name),
+                    &g.at_ms,
+                    &g.public,
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+        Write::Move(m) => {
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO moves (game, ply, player, cell, at_ms, req_id)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                )
+                .await
+                .map_err(db)?;
+            // Request ids are opaque 64-bit values; stored bit for bit.
+            let req = m.req_id.map(|r| r as i64);
+            tx.execute(
+                &stmt,
+                &[
+                    &m.game,
+                    &big(m.ply),
+                    &text::name(&m.player),
+                    &text::name(&m.cell),
+                    &m.at_ms,
+                    &req,
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+        Write::GameEnd(end) => {
+            let (winner, reason) = match end.outcome {
+                Outcome::Draw => (None, "draw"),
+                Outcome::Win { winner, reason } => (Some(text::name(&winner)), reason.as_str()),
+            };
+            let outcome = json(&end.outcome).map_err(|e| ServerError::Database(e.to_string()))?;
+            let stmt = tx
+                .prepare_cached(
+                    "UPDATE games SET ended_ms = $2, outcome = $3, winner = $4, reason = $5,
+                         moves = $6
+                     WHERE seq = $1",
+                )
+                .await
+                .map_err(db)?;
+            tx.execute(
+                &stmt,
+                &[
+                    &end.game,
+                    &end.at_ms,
+                    &outcome,
+                    &winner,
+                    &reason,
+                    &big(end.moves),
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+        Write::HealthProbe { at_ms } => {
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO health (id, probed_ms) VALUES (1, $1)
+                     ON CONFLICT (id) DO UPDATE SET probed_ms = excluded.probed_ms",
+                )
+                .await
+                .map_err(db)?;
+            tx.execute(&stmt, &[at_ms]).await.map_err(db)?;
+        }
+    }
+    Ok(())
+}
+
+/// Holds the table's row against a takeover until the transaction ends,
+/// and fails if its epoch is no longer `epoch`.
+///
+/// `FOR SHARE` conflicts with the takeover's `UPDATE`: a takeover waits for
+/// a commit under the old epoch to finish, and a commit that starts after
+/// a takeover sees the new epoch. So no write is ever applied under an
+/// epoch that is not the table's current one. A table not stored yet (the
+/// commit that creates it) passes.
+async fn fence(tx: &Transaction<'_>, table: i64, epoch: i64) -> Result<(), ServerError> {
+    let stmt = tx
+        .prepare_cached("SELECT epoch FROM tables WHERE seq = $1 FOR SHARE")
+        .await
+        .map_err(db)?;
+    match tx.query_opt(&stmt, &[&table]).await.map_err(db)? {
+        Some(row) => {
+            let current: i64 = row.get(0);
+            if current == epoch {
+                Ok(())
+            } else {
+                Err(ServerError::Fenced {
+                    table,
+                    ours: epoch,
+                    current,
+                })
+            }
+        }
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,79 @@
+//! Two nodes on one PostgreSQL database: a table moves to the other node
+//! when its node stops, and the game goes on there. (A node killed or
+//! paused is tested with the real binary, in the oxo crate's tests.)
+
+use std::time::Duration;
+
+use oxo_core::Player;
+use oxo_protocol::TableStatus;
+use oxo_server::{Config, DbLocation};
+use serde_json::json;
+
+use crate::common::{Server, config, pair};
+
+#[path = "../../src/store/postgres/testdb.rs"]
+mod testdb;
+
+fn node(url: &str, node: u16) -> Config {
+    Config {
+        db: DbLocation::Postgres {
+            url: url.to_owned(),
+            node,
+        },
+        lease_ttl: Duration::from_millis(600),
+        ..config()
+    }
+}
+
+#[tokio::test]
+async fn a_stopped_nodes_tables_resume_on_another_node() {
+    let Some(url) = testdb::database() else {
+        return;
+    };
+    let a = Server::with(node(&url, 1)).await;
+    let b = Server::with(node(&url, 2)).await;
+    let (mut x, mut o, table) = pair(&a, json!({"starter":"alternate"})).await;
+    x.play(&table, "a1").await;
+    o.play(&table, "b1").await;
+    let game_id = x.play(&table, "a2").await.game_id.unwrap();
+    let (xt, ot) = (x.token.clone(), o.token.clone());
+    a.stop().await;
+    drop((x, o));
+
+    // Node 2 takes the table over within a lease or so; until then the
+    // players may not find it there.
+    let (mut x, welcome) = loop {
+        let (x, welcome) = b.resume(&xt).await;
+        if welcome["tables"] == json!([table]) {
+            break (x, welcome);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(welcome["tables"], json!([table]));
+    let state = x.table_until(|_| true).await;
+    assert_eq!(state.board, "XO.X.....");
+    assert_eq!(state.turn, Some(Player::O));
+    let (mut o, _) = b.resume(&ot).await;
+    o.table_until(|t| t.players.x.as_ref().is_some_and(|p| p.connected))
+        .await;
+    o.play(&table, "b2").await;
+    let end = x.play(&table, "a3").await;
+    assert_eq!(end.status, TableStatus::RoundOver);
+
+    // The record is whole, read from either node's database.
+    let (status, rec) = b.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200);
+    let cells: Vec<&str> = rec["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["cell"].as_str().unwrap())
+        .collect();
+    assert_eq!(cells, ["a1", "b1", "a2", "b2", "a3"]);
+    let (_, metrics) = b.get("/metrics").await;
+    assert!(
+        metrics.contains("oxo_tables_taken_over_total 1"),
+        "{metrics}"
+    );
+    b.stop().await;
+}
