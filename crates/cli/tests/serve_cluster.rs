@@ -1,0 +1,195 @@
+//! Two `oxo serve` nodes on one PostgreSQL database, the real binary: a
+//! node killed (`kill -9`) or paused (SIGSTOP) longer than its lease loses
+//! its tables to the other node, where the players come back with their
+//! tokens and the game goes on with every acknowledged move; a paused node
+//! that wakes up acknowledges nothing more.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use oxo_client::{Link, LinkOptions, Welcome};
+use oxo_core::{Player, Square};
+use oxo_protocol::{ClientMsg, ErrorCode, ServerMsg, TableId, TableOptions, TableState};
+use serde_json::Value;
+use tokio::process::Child;
+
+mod common;
+
+#[path = "../../server/src/store/postgres/testdb.rs"]
+mod testdb;
+
+use common::WAIT;
+
+/// How long a node's lease lasts here.
+const LEASE: &str = "600ms";
+
+async fn node(url: &str, id: u16) -> (Child, SocketAddr) {
+    let id = id.to_string();
+    let args = [
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--db",
+        url,
+        "--node-id",
+        &id,
+        "--lease",
+        LEASE,
+    ];
+    common::start_with(env!("CARGO_BIN_EXE_oxo"), &args, None).await
+}
+
+async fn hello(addr: SocketAddr, token: Option<&str>) -> (Link, Welcome) {
+    let mut link = Link::connect_to(addr, &format!("ws://{addr}/ws"), LinkOptions::default())
+        .await
+        .expect("connect");
+    let welcome = link
+        .hello(token.map(str::to_owned), None, WAIT)
+        .await
+        .expect("welcome");
+    (link, welcome)
+}
+
+/// Comes back on `addr` with `token` until the node lists `table` (it has
+/// taken the table over); panics after 10 s.
+async fn back(addr: SocketAddr, token: &str, table: &TableId) -> Link {
+    let since = Instant::now();
+    loop {
+        let (link, welcome) = hello(addr, Some(token)).await;
+        if welcome.tables.contains(table) {
+            return link;
+        }
+        assert!(
+            since.elapsed() < Duration::from_secs(10),
+            "the table never moved"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Sends `msg`; the reply (a refusal is an error), with the last state
+/// before it.
+async fn call(
+    link: &mut Link,
+    msg: ClientMsg,
+) -> (Result<ServerMsg, oxo_client::Error>, Option<TableState>) {
+    let mut table = None;
+    let reply = link
+        .call(msg, WAIT, |event| {
+            if let ServerMsg::Table { table: t } = event {
+                table = Some(t);
+            }
+        })
+        .await;
+    (reply, table)
+}
+
+async fn ok(link: &mut Link, msg: ClientMsg) -> Option<TableState> {
+    let (reply, table) = call(link, msg).await;
+    assert!(matches!(reply, Ok(ServerMsg::Ok { .. })), "{reply:?}");
+    table
+}
+
+fn play(table: &TableId, cell: Square) -> ClientMsg {
+    ClientMsg::Move {
+        table_id: table.clone(),
+        cell,
+        game_id: None,
+    }
+}
+
+/// X and O at a new table on `addr`, after X a1 and O b1.
+async fn game(addr: SocketAddr) -> (Welcome, Welcome, TableId, String) {
+    let (mut x, wx) = hello(addr, None).await;
+    let (mut o, wo) = hello(addr, None).await;
+    let options = TableOptions {
+        seat: Some(Player::X),
+        ..TableOptions::default()
+    };
+    let created = ok(&mut x, ClientMsg::CreateTable { options }).await;
+    let table = created.expect("a state").id;
+    let join = ClientMsg::JoinTable {
+        table_id: table.clone(),
+        seat: None,
+    };
+    ok(&mut o, join).await;
+    ok(&mut x, play(&table, Square::A1)).await;
+    let state = ok(&mut o, play(&table, Square::B1)).await.expect("a state");
+    (wx, wo, table, state.game_id.expect("a game").to_string())
+}
+
+async fn cells(addr: SocketAddr, game: &str) -> Vec<String> {
+    let (status, body) = common::get(addr, &format!("/api/games/{game}")).await;
+    assert_eq!(status, 200, "{body}");
+    let record: Value = serde_json::from_str(&body).expect("JSON");
+    record["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m["cell"].as_str().expect("a cell").to_owned())
+        .collect()
+}
+
+fn signal(child: &Child, sig: &str) {
+    let pid = child.id().expect("running").to_string();
+    let sent = std::process::Command::new("kill")
+        .args([sig, &pid])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+}
+
+#[tokio::test]
+async fn a_killed_nodes_game_goes_on_at_another_node() {
+    let Some(url) = testdb::database() else {
+        return;
+    };
+    let (mut one, a) = node(&url, 1).await;
+    let (two, b) = node(&url, 2).await;
+    let (wx, wo, table, game_id) = game(a).await;
+
+    one.kill().await.expect("kill -9");
+    let killed = Instant::now();
+    let mut x = back(b, &wx.token, &table).await;
+    let moved = killed.elapsed();
+    let mut o = back(b, &wo.token, &table).await;
+    ok(&mut x, play(&table, Square::A2)).await;
+    ok(&mut o, play(&table, Square::B2)).await;
+    ok(&mut x, play(&table, Square::A3)).await;
+    assert_eq!(cells(b, &game_id).await, ["a1", "b1", "a2", "b2", "a3"]);
+    assert!(moved < Duration::from_secs(5), "took {moved:?}");
+    common::stop(two).await;
+}
+
+#[tokio::test]
+async fn a_paused_node_that_wakes_up_acknowledges_nothing() {
+    let Some(url) = testdb::database() else {
+        return;
+    };
+    let (one, a) = node(&url, 1).await;
+    let (two, b) = node(&url, 2).await;
+    let (wx, wo, table, game_id) = game(a).await;
+    // X keeps a connection open to the node that will be paused.
+    let (mut stale, _) = hello(a, Some(&wx.token)).await;
+
+    signal(&one, "-STOP");
+    let mut x = back(b, &wx.token, &table).await;
+    let mut o = back(b, &wo.token, &table).await;
+    ok(&mut x, play(&table, Square::A2)).await;
+
+    // Node 1 wakes up with its old state (X to move) and a move on its
+    // open connection: it must not be applied, nor acknowledged.
+    signal(&one, "-CONT");
+    let (reply, _) = call(&mut stale, play(&table, Square::C3)).await;
+    match reply {
+        Err(oxo_client::Error::Refused { code, .. }) => assert!(
+            matches!(code, ErrorCode::TableMoving | ErrorCode::NoSuchTable),
+            "{code}"
+        ),
+        other => panic!("a stale node answered {other:?}"),
+    }
+    ok(&mut o, play(&table, Square::B2)).await;
+    assert_eq!(cells(b, &game_id).await, ["a1", "b1", "a2", "b2"]);
+    common::stop(two).await;
+    common::stop(one).await;
+}
