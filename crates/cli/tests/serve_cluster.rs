@@ -1,5 +1,6 @@
 //! Two `oxo serve` nodes on one PostgreSQL database, the real binary: a
-//! node killed (`kill -9`) or paused (SIGSTOP) longer than its lease loses
+//! client of either node plays at the leader's tables (the follower relays
+//! it); a node killed (`kill -9`) or paused (SIGSTOP) longer than its lease loses
 //! its tables to the other node, where the players come back with their
 //! tokens and the game goes on with every acknowledged move; a paused node
 //! that wakes up acknowledges nothing more.
@@ -39,25 +40,31 @@ async fn node(url: &str, id: u16) -> (Child, SocketAddr) {
     common::start_with(env!("CARGO_BIN_EXE_oxo"), &args, None).await
 }
 
+async fn try_hello(
+    addr: SocketAddr,
+    token: Option<&str>,
+) -> Result<(Link, Welcome), oxo_client::Error> {
+    let url = format!("ws://{addr}/ws");
+    let mut link = Link::connect_to(addr, &url, LinkOptions::default()).await?;
+    let welcome = link.hello(token.map(str::to_owned), None, WAIT).await?;
+    Ok((link, welcome))
+}
+
 async fn hello(addr: SocketAddr, token: Option<&str>) -> (Link, Welcome) {
-    let mut link = Link::connect_to(addr, &format!("ws://{addr}/ws"), LinkOptions::default())
-        .await
-        .expect("connect");
-    let welcome = link
-        .hello(token.map(str::to_owned), None, WAIT)
-        .await
-        .expect("welcome");
-    (link, welcome)
+    try_hello(addr, token).await.expect("hello")
 }
 
 /// Comes back on `addr` with `token` until the node lists `table` (it has
-/// taken the table over); panics after 10 s.
+/// taken the table over); panics after 10 s. Meanwhile the node may refuse
+/// (503: no leader yet) or drop the connection (its leader changed), as a
+/// client sees during a failover.
 async fn back(addr: SocketAddr, token: &str, table: &TableId) -> Link {
     let since = Instant::now();
     loop {
-        let (link, welcome) = hello(addr, Some(token)).await;
-        if welcome.tables.contains(table) {
-            return link;
+        if let Ok((link, welcome)) = try_hello(addr, Some(token)).await {
+            if welcome.tables.contains(table) {
+                return link;
+            }
         }
         assert!(
             since.elapsed() < Duration::from_secs(10),
@@ -98,10 +105,11 @@ fn play(table: &TableId, cell: Square) -> ClientMsg {
     }
 }
 
-/// X and O at a new table on `addr`, after X a1 and O b1.
-async fn game(addr: SocketAddr) -> (Welcome, Welcome, TableId, String) {
-    let (mut x, wx) = hello(addr, None).await;
-    let (mut o, wo) = hello(addr, None).await;
+/// X (connected to `at_x`) and O (to `at_o`) at a new table, after X a1
+/// and O b1.
+async fn game(at_x: SocketAddr, at_o: SocketAddr) -> (Welcome, Welcome, TableId, String) {
+    let (mut x, wx) = hello(at_x, None).await;
+    let (mut o, wo) = hello(at_o, None).await;
     let options = TableOptions {
         seat: Some(Player::X),
         ..TableOptions::default()
@@ -146,7 +154,8 @@ async fn a_killed_nodes_game_goes_on_at_another_node() {
     };
     let (mut one, a) = node(&url, 1).await;
     let (two, b) = node(&url, 2).await;
-    let (wx, wo, table, game_id) = game(a).await;
+    // O's connection goes to node 2, which relays it to the leader.
+    let (wx, wo, table, game_id) = game(a, b).await;
 
     one.kill().await.expect("kill -9");
     let killed = Instant::now();
@@ -168,7 +177,7 @@ async fn a_paused_node_that_wakes_up_acknowledges_nothing() {
     };
     let (one, a) = node(&url, 1).await;
     let (two, b) = node(&url, 2).await;
-    let (wx, wo, table, game_id) = game(a).await;
+    let (wx, wo, table, game_id) = game(a, a).await;
     // X keeps a connection open to the node that will be paused.
     let (mut stale, _) = hello(a, Some(&wx.token)).await;
 
@@ -178,7 +187,9 @@ async fn a_paused_node_that_wakes_up_acknowledges_nothing() {
     ok(&mut x, play(&table, Square::A2)).await;
 
     // Node 1 wakes up with its old state (X to move) and a move on its
-    // open connection: it must not be applied, nor acknowledged.
+    // open connection: it must not be applied, nor acknowledged. It is
+    // refused (the fence), or the connection closes (node 1 found it lost
+    // the leader's post first) and the client reconnects.
     signal(&one, "-CONT");
     let (reply, _) = call(&mut stale, play(&table, Square::C3)).await;
     match reply {
@@ -186,6 +197,7 @@ async fn a_paused_node_that_wakes_up_acknowledges_nothing() {
             matches!(code, ErrorCode::TableMoving | ErrorCode::NoSuchTable),
             "{code}"
         ),
+        Err(oxo_client::Error::Closed(_)) => {}
         other => panic!("a stale node answered {other:?}"),
     }
     ok(&mut o, play(&table, Square::B2)).await;

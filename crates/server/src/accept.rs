@@ -28,10 +28,26 @@ use tokio_util::task::TaskTracker;
 
 use crate::forwarded::client_address;
 use crate::metrics::Metrics;
+use crate::node::Node;
+use crate::relay::{self, Route};
 
 /// The kernel send buffer of each connection, in bytes (Linux doubles it
 /// for its own bookkeeping).
 const SEND_BUFFER: usize = 32 * 1024;
+
+/// What the accept loop needs of the server besides the app.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// How long a request head may take.
+    pub(crate) head_timeout: Duration,
+    /// How long shutdown waits for requests in flight.
+    pub(crate) drain: Duration,
+    /// Proxies whose `X-Forwarded-For` is believed.
+    pub(crate) trusted_proxies: Arc<[IpAddr]>,
+    pub(crate) metrics: Arc<Metrics>,
+    /// In a cluster, this node's view of it: a follower relays.
+    pub(crate) node: Option<Arc<Node>>,
+}
 
 /// Serves `app` on `listener` until `shutdown` is cancelled; then stops
 /// accepting, lets requests in flight finish (for at most `drain`) and
@@ -40,12 +56,16 @@ const SEND_BUFFER: usize = 32 * 1024;
 pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,
-    head_timeout: Duration,
-    drain: Duration,
-    trusted_proxies: Arc<[IpAddr]>,
+    settings: Settings,
     shutdown: CancellationToken,
-    metrics: Arc<Metrics>,
 ) {
+    let Settings {
+        head_timeout,
+        drain,
+        trusted_proxies,
+        metrics,
+        node,
+    } = settings;
     let connections = TaskTracker::new();
     loop {
         let (tcp, peer) = tokio::select! {
@@ -81,7 +101,16 @@ pub(crate) async fn serve(
         );
         let shutdown = shutdown.clone();
         let metrics = Arc::clone(&metrics);
+        let node = node.clone();
         connections.spawn(async move {
+            // A follower in a cluster relays its clients to the leader.
+            if let Some(node) = node {
+                match relay::route(&tcp, &node, head_timeout, drain).await {
+                    Route::Serve => {}
+                    Route::Relay(leader) => return relay::relay(tcp, leader, node.term()).await,
+                    Route::Unavailable => return relay::unavailable(tcp).await,
+                }
+            }
             let mut conn = pin!(
                 http1::Builder::new()
                     .timer(TokioTimer::new())

@@ -60,16 +60,23 @@ impl AppState {
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
     ) -> Result<AppState, ServerError> {
-        let saved = store.unfinished_tables()?;
+        // In a cluster, the leader claims the tables (see `cluster`).
         let clustered = matches!(config.db, DbLocation::Postgres { .. });
+        let saved = if clustered {
+            Vec::new()
+        } else {
+            store.unfinished_tables()?
+        };
         let shared = Arc::new(Shared::new(config, store, metrics));
         let recovered = saved.len();
         cluster::resume(&shared, saved);
         if recovered > 0 {
             tracing::info!(tables = recovered, "resumed unfinished tables");
         }
-        if clustered {
-            shared.tasks.spawn(cluster::run(Arc::clone(&shared)));
+        if let Some(node) = &shared.node {
+            shared
+                .tasks
+                .spawn(cluster::run(Arc::clone(&shared), Arc::clone(node)));
         }
         shared.tasks.spawn(lobby::run(
             Arc::clone(&shared.lobby),

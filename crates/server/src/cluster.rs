@@ -1,20 +1,27 @@
-//! A node's part in a cluster: keep its table leases, give up the tables
-//! another node took, take over the tables of nodes that stopped.
+//! A node's part in a cluster (see docs/cluster.md): one node, the
+//! leader, runs the tables and serves the clients; the others relay their
+//! clients' connections to it (`relay`), and one of them takes over when
+//! the leader stops.
 //!
-//! Also the one way saved tables come back to life, at start-up as after
-//! a takeover ([`resume`]).
+//! Every third of the lease time each node asks the database for the
+//! leader's post ([`Store::lead`](crate::store::Store::lead)): it gets it
+//! if the post is free or its lease ran out. The leader then renews its
+//! table leases; a table whose lease it no longer holds is stopped at once
+//! (`TableCmd::Lost`), and could not have written anything since it lost it
+//! (the fence, see `store::postgres`). Then it claims the tables whose
+//! lease ran out and resumes them here, as at start-up. A node that finds
+//! it has lost the post (it was paused, or cut off from the database, for
+//! longer than a lease) stops every table and closes every connection it
+//! served: their clients reconnect, through the load balancer, to the new
+//! leader.
 //!
-//! Runs only on the PostgreSQL store (see docs/cluster.md). Every third of
-//! the lease time the node renews its leases; a table it runs whose lease
-//! it no longer holds is stopped at once (`TableCmd::Lost`), and could not
-//! have written anything since it lost it (the fence, see
-//! `store::postgres`). Then it claims the tables whose lease ran out and
-//! resumes them here, as at start-up.
+//! If the database cannot be reached, a node changes nothing and tries
+//! again: the leader's commits fail meanwhile, so nothing is acknowledged
+//! that is not durable, and should another node take the tables over, the
+//! fence refuses the old leader's writes.
 //!
-//! If renewing fails (the database is unreachable), the node keeps its
-//! tables and tries again: their commits fail meanwhile, so nothing is
-//! acknowledged that is not durable, and should another node take a table
-//! over, the fence refuses the old owner's writes.
+//! Also the one way saved tables come back to life, at start-up as after a
+//! takeover ([`resume`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,12 +32,23 @@ use oxo_core::ByPlayer;
 
 use crate::accounts::Account;
 use crate::handle::TableCmd;
+use crate::node::{Leader, Node};
 use crate::state::Shared;
 use crate::store::{PlayerRow, SavedTable};
 use crate::table;
 
-/// Renews, gives up and claims until the server shuts down.
-pub(crate) async fn run(shared: Arc<Shared>) {
+/// Leads or follows until the server shuts down.
+pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
+    let addr = loop {
+        let listening = node.changed.notified();
+        if let Some(addr) = node.addr.get() {
+            break addr.to_string();
+        }
+        tokio::select! {
+            () = shared.shutdown.cancelled() => return,
+            () = listening => {}
+        }
+    };
     let every = shared.config.lease_ttl / 3;
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -39,12 +57,53 @@ pub(crate) async fn run(shared: Arc<Shared>) {
             () = shared.shutdown.cancelled() => return,
             _ = tick.tick() => {}
         }
-        round(&shared).await;
+        round(&shared, &node, &addr).await;
     }
 }
 
-/// One round: renew, let go of what was lost, claim what is orphaned.
-async fn round(shared: &Shared) {
+/// One round: who leads; if this node, renew, let go of what was lost and
+/// claim what is orphaned.
+async fn round(shared: &Shared, node: &Node, addr: &str) {
+    let was = node.leader();
+    let leader = match shared.store.lead(addr).await {
+        Ok(Some(leader)) => leader,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not reach the database to learn the leader");
+            return;
+        }
+    };
+    let now = if leader.me {
+        Leader::Me
+    } else {
+        leader.addr.parse().map_or(Leader::Unknown, Leader::Other)
+    };
+    shared.metrics.leader.store(u64::from(leader.me), Relaxed);
+    if now != was {
+        // Relays to the old leader, or the connections this node served
+        // as the leader, end: their clients reconnect to the new one.
+        node.end_term(&shared.shutdown);
+    }
+    if !leader.me {
+        node.set_leader(now);
+        if was == Leader::Me {
+            tracing::warn!(
+                leader = leader.node,
+                "lost the leader's post: stopping every table"
+            );
+            for lost in shared.tables.lost(&HashMap::new(), Instant::now()) {
+                lost.send(TableCmd::Lost).await;
+            }
+        }
+        return;
+    }
+    if was != Leader::Me {
+        tracing::info!("this node leads the cluster");
+        node.set_leader(Leader::Me);
+        // Tables an earlier run of this node id held are ours at once.
+        claim(shared, true).await;
+        return;
+    }
     let asked = Instant::now();
     match shared.store.renew_leases().await {
         Ok(Some(held)) => {
@@ -59,7 +118,13 @@ async fn round(shared: &Shared) {
             return;
         }
     }
-    match shared.store.claim_orphans().await {
+    claim(shared, false).await;
+}
+
+/// Claims and resumes the tables whose lease ran out (and with `own`,
+/// those of an earlier run of this node id).
+async fn claim(shared: &Shared, own: bool) {
+    match shared.store.claim_orphans(own).await {
         Ok(saved) if !saved.is_empty() => {
             let n = saved.len();
             shared.metrics.taken_over.fetch_add(n as u64, Relaxed);

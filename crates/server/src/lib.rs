@@ -63,7 +63,9 @@ mod live;
 mod lobby;
 mod local;
 mod metrics;
+mod node;
 mod rate;
+mod relay;
 mod state;
 mod store;
 mod table;
@@ -134,16 +136,18 @@ pub async fn run(
         }
     });
     let config = state.config();
-    accept::serve(
-        listener,
-        app(state.clone()),
-        config.handshake_timeout,
-        config.shutdown_timeout,
-        Arc::from(config.trusted_proxies.as_slice()),
-        token,
-        Arc::clone(&state.shared.metrics),
-    )
-    .await;
+    let node = state.shared.node.clone();
+    if let Some(node) = &node {
+        node.listening(listener.local_addr()?);
+    }
+    let settings = accept::Settings {
+        head_timeout: config.handshake_timeout,
+        drain: config.shutdown_timeout,
+        trusted_proxies: Arc::from(config.trusted_proxies.as_slice()),
+        metrics: Arc::clone(&state.shared.metrics),
+        node,
+    };
+    accept::serve(listener, app(state.clone()), settings, token).await;
     state.shutdown().await;
     Ok(())
 }

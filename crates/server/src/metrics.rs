@@ -88,6 +88,8 @@ pub(crate) struct Metrics {
     pub(crate) stale_writes: AtomicU64,
     /// Tables claimed from a node whose lease ran out.
     pub(crate) taken_over: AtomicU64,
+    /// 1 while this node leads its cluster.
+    pub(crate) leader: AtomicU64,
     /// Finished rounds.
     pub(crate) games_finished: AtomicU64,
     /// Lobby watchers.
@@ -189,6 +191,12 @@ impl Metrics {
             "oxo_tables_taken_over_total",
             "Tables this node claimed after their owner's lease ran out (cluster failover).",
             &self.taken_over,
+        );
+        gauge(
+            &mut out,
+            "oxo_cluster_leader",
+            "1 while this node leads its cluster (runs the tables); 0 on a follower, which relays its clients to the leader.",
+            &self.leader,
         );
         gauge(
             &mut out,

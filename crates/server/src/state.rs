@@ -16,11 +16,12 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Accounts;
-use crate::config::Config;
+use crate::config::{Config, DbLocation};
 use crate::conn::Outbox;
 use crate::handle::{TableHandle, Tables};
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::node::Node;
 use crate::rate::PerAddress;
 use crate::store::Store;
 use crate::table;
@@ -47,11 +48,16 @@ pub(crate) struct Shared {
     pub(crate) tasks: TaskTracker,
     /// Source of connection ids.
     pub(crate) next_conn: AtomicU64,
+    /// This node's view of its cluster; `None` for a server on its own.
+    pub(crate) node: Option<Arc<Node>>,
 }
 
 impl Shared {
     /// Nothing open yet: no tables, no players in memory, no connections.
     pub(crate) fn new(config: Config, store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Shared {
+        let shutdown = CancellationToken::new();
+        let node = matches!(config.db, DbLocation::Postgres { .. })
+            .then(|| Arc::new(Node::new(&shutdown)));
         Shared {
             new_players: PerAddress::new(config.new_players),
             config,
@@ -60,9 +66,10 @@ impl Shared {
             accounts: Accounts::default(),
             tables: Arc::default(),
             lobby: Arc::default(),
-            shutdown: CancellationToken::new(),
+            shutdown,
             tasks: TaskTracker::new(),
             next_conn: AtomicU64::new(1),
+            node,
         }
     }
 
@@ -89,11 +96,14 @@ impl Shared {
     /// bounds.
     pub(crate) fn new_outbox(&self) -> Arc<Outbox> {
         let id = self.next_conn.fetch_add(1, Relaxed);
+        // In a cluster, connections also close when the node stops
+        // serving (it lost the leader's post).
+        let parent = self.node.as_ref().map(|n| n.term());
         Outbox::new(
             id,
             self.config.send_queue,
             self.config.send_queue_bytes,
-            &self.shutdown,
+            parent.as_ref().unwrap_or(&self.shutdown),
         )
     }
 }

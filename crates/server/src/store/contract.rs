@@ -31,7 +31,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use oxo_protocol::{GameRecord, GameSummary};
 
-use super::rows::{GamesQuery, PlayerRow, SavedTable, Write};
+use super::rows::{GamesQuery, LeaderRow, PlayerRow, SavedTable, Write};
 use crate::error::ServerError;
 use crate::ids::TokenHash;
 
@@ -106,15 +106,29 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError>;
 
     /// Cluster only: claims for this node the open tables whose owner's
-    /// lease has run out (a node that died or stopped), raising their
-    /// epochs, and reads them back to be resumed here. A store one server
-    /// owns alone has nothing to claim.
+    /// lease has run out (a node that died or stopped), and with `own`
+    /// those an earlier run of this node id held, raising their epochs, and
+    /// reads them back to be resumed here. A store one server owns alone
+    /// has nothing to claim.
     ///
     /// # Errors
     ///
     /// The store's.
-    fn claim_orphans(&self) -> StoreFuture<'_, Vec<SavedTable>> {
+    fn claim_orphans(&self, own: bool) -> StoreFuture<'_, Vec<SavedTable>> {
+        let _ = own;
         Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// Cluster only: becomes or stays the cluster's leader, serving at
+    /// `addr`, if the post is free or already this node's; returns the
+    /// leader. `None` for a store one server owns alone.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn lead<'a>(&'a self, addr: &'a str) -> StoreFuture<'a, Option<LeaderRow>> {
+        let _ = addr;
+        Box::pin(async { Ok(None) })
     }
 
     /// Cluster only: renews this node's table leases and returns the

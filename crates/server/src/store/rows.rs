@@ -227,3 +227,14 @@ pub(crate) struct MoveRow {
     pub(crate) cell: Square,
     pub(crate) req_id: Option<u64>,
 }
+
+/// The cluster's leader as the database knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LeaderRow {
+    /// Its node id.
+    pub(crate) node: u16,
+    /// Where it serves clients.
+    pub(crate) addr: String,
+    /// Whether that is this node.
+    pub(crate) me: bool,
+}

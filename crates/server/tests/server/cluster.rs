@@ -31,6 +31,10 @@ async fn a_stopped_nodes_tables_resume_on_another_node() {
         return;
     };
     let a = Server::with(node(&url, 1)).await;
+    // Node 1 leads (it runs the tables); node 2 follows.
+    while !a.get("/metrics").await.1.contains("oxo_cluster_leader 1") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let b = Server::with(node(&url, 2)).await;
     let (mut x, mut o, table) = pair(&a, json!({"starter":"alternate"})).await;
     x.play(&table, "a1").await;

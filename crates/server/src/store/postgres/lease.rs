@@ -13,6 +13,7 @@ use tokio_postgres::GenericClient;
 
 use super::error::db;
 use crate::error::ServerError;
+use crate::store::rows::LeaderRow;
 
 /// The database's clock in milliseconds, as SQL.
 pub(super) const DB_NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
@@ -99,6 +100,61 @@ pub(super) async fn release(client: &impl GenericClient, lease: Lease) -> Result
     client
         .execute(
             "UPDATE tables SET lease_until = 0 WHERE owner = $1 AND status <> 'closed'",
+            &[&i32::from(lease.node)],
+        )
+        .await
+        .map_err(db)?;
+    Ok(())
+}
+
+/// Becomes or stays the leader if the post is free (no leader, or its
+/// lease ran out) or this node holds it, serving at `addr`; returns the
+/// leader either way.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn lead(
+    client: &impl GenericClient,
+    lease: Lease,
+    addr: &str,
+) -> Result<LeaderRow, ServerError> {
+    let sql = format!(
+        "INSERT INTO cluster_leader AS l (id, node, addr, epoch, lease_until)
+         VALUES (1, $1, $2, 1, {DB_NOW_MS} + $3)
+         ON CONFLICT (id) DO UPDATE SET
+             node = excluded.node, addr = excluded.addr,
+             epoch = CASE WHEN l.node = excluded.node AND l.addr = excluded.addr
+                          THEN l.epoch ELSE l.epoch + 1 END,
+             lease_until = excluded.lease_until
+         WHERE l.lease_until < {DB_NOW_MS} OR (l.node = excluded.node AND l.addr = excluded.addr)"
+    );
+    client
+        .execute(&sql, &[&i32::from(lease.node), &addr, &lease.ttl_ms])
+        .await
+        .map_err(db)?;
+    let row = client
+        .query_one("SELECT node, addr FROM cluster_leader WHERE id = 1", &[])
+        .await
+        .map_err(db)?;
+    let node: i32 = row.get(0);
+    let leader: String = row.get(1);
+    Ok(LeaderRow {
+        node: u16::try_from(node).unwrap_or(u16::MAX),
+        me: node == i32::from(lease.node) && leader == addr,
+        addr: leader,
+    })
+}
+
+/// Gives the leader's post up, if this node holds it (a clean stop).
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn resign(client: &impl GenericClient, lease: Lease) -> Result<(), ServerError> {
+    client
+        .execute(
+            "UPDATE cluster_leader SET lease_until = 0 WHERE node = $1",
             &[&i32::from(lease.node)],
         )
         .await

@@ -53,7 +53,7 @@ use crate::error::ServerError;
 use crate::ids::{TokenHash, now_ms};
 use crate::metrics::Metrics;
 use crate::store::contract::{Store, StoreFuture};
-use crate::store::rows::{GamesQuery, PlayerRow, SavedTable, Write};
+use crate::store::rows::{GamesQuery, LeaderRow, PlayerRow, SavedTable, Write};
 
 /// How many node ids there are: keys are `counter × NODES + node`.
 pub(crate) const NODES: u16 = 1024;
@@ -172,9 +172,9 @@ impl Postgres {
         Ok(())
     }
 
-    async fn claim_now(&self) -> Result<Vec<SavedTable>, ServerError> {
+    async fn claim_now(&self, own: bool) -> Result<Vec<SavedTable>, ServerError> {
         let client = self.client().await?;
-        let held = lease::claim(&**client, self.lease, false).await?;
+        let held = lease::claim(&**client, self.lease, own).await?;
         reads::load_tables(&**client, &held).await
     }
 
@@ -249,8 +249,15 @@ impl Store for Postgres {
         })
     }
 
-    fn claim_orphans(&self) -> StoreFuture<'_, Vec<SavedTable>> {
-        Box::pin(self.claim_now())
+    fn claim_orphans(&self, own: bool) -> StoreFuture<'_, Vec<SavedTable>> {
+        Box::pin(self.claim_now(own))
+    }
+
+    fn lead<'a>(&'a self, addr: &'a str) -> StoreFuture<'a, Option<LeaderRow>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            lease::lead(&**client, self.lease, addr).await.map(Some)
+        })
     }
 
     fn renew_leases(&self) -> StoreFuture<'_, Option<Vec<Held>>> {
@@ -268,6 +275,9 @@ impl Store for Postgres {
             if let Ok(client) = self.client().await {
                 if let Err(e) = lease::release(&**client, self.lease).await {
                     tracing::warn!(error = %e, "could not hand the tables over");
+                }
+                if let Err(e) = lease::resign(&**client, self.lease).await {
+                    tracing::warn!(error = %e, "could not give up the leader's post");
                 }
             }
             self.closed.store(true, Ordering::Release);

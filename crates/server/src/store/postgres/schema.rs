@@ -83,6 +83,17 @@ const MIGRATIONS: &[&str] = &[
         probed_ms BIGINT NOT NULL
     );
     ",
+    // 2: the cluster's leader: the one node that runs tables and serves
+    // clients; the others relay to it (see `lease::lead`).
+    "
+    CREATE TABLE cluster_leader (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        node        INTEGER NOT NULL,
+        addr        TEXT NOT NULL,
+        epoch       BIGINT NOT NULL,
+        lease_until BIGINT NOT NULL
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

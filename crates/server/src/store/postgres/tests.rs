@@ -44,13 +44,13 @@ async fn a_stale_owner_cannot_write_after_a_takeover() {
     a.commit(writes).await.unwrap();
 
     // A fresh lease is A's alone.
-    assert!(b.claim_orphans().await.unwrap().is_empty());
+    assert!(b.claim_orphans(false).await.unwrap().is_empty());
     assert_eq!(a.renew_leases().await.unwrap(), Some(vec![(1, 1)]));
 
     // A stops renewing; once the lease has run out, B takes the table over
     // with the next epoch, its game replayed.
     tokio::time::sleep(TTL + Duration::from_millis(100)).await;
-    let taken = b.claim_orphans().await.unwrap();
+    let taken = b.claim_orphans(false).await.unwrap();
     assert_eq!(taken.len(), 1);
     assert_eq!(taken[0].epoch, 2);
     let game = taken[0].game.as_ref().unwrap();

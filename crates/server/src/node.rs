@@ -1,0 +1,93 @@
+//! A node's view of its cluster: who leads, where this node listens, and
+//! the term its connections belong to. Written by `cluster`, read by the
+//! accept loop (`relay`) and by new connections (`state`).
+
+use std::net::SocketAddr;
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// Who serves this node's clients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Leader {
+    /// Not known yet (start-up, or no leader has an unexpired lease).
+    Unknown,
+    /// This node.
+    Me,
+    /// Another node, serving at this address.
+    Other(SocketAddr),
+}
+
+/// A node's view of the cluster.
+#[derive(Debug)]
+pub(crate) struct Node {
+    /// Where this node serves, once it listens.
+    pub(crate) addr: OnceLock<SocketAddr>,
+    /// Wakes the rounds once the node listens, and the connections that
+    /// wait for a leader once one is known.
+    pub(crate) changed: Notify,
+    leader: RwLock<Leader>,
+    /// The parent of the closing token of every connection this node
+    /// serves; cancelled (and replaced) when it loses the leader's post.
+    term: Mutex<CancellationToken>,
+}
+
+impl Node {
+    /// A node that knows no leader yet; `shutdown` is the server's token.
+    pub(crate) fn new(shutdown: &CancellationToken) -> Node {
+        Node {
+            addr: OnceLock::new(),
+            changed: Notify::new(),
+            leader: RwLock::new(Leader::Unknown),
+            term: Mutex::new(shutdown.child_token()),
+        }
+    }
+
+    /// Notes where this node serves (once it listens).
+    pub(crate) fn listening(&self, addr: SocketAddr) {
+        let _ = self.addr.set(addr);
+        self.changed.notify_waiters();
+    }
+
+    /// The leader, waiting up to `limit` for one to be known (a node that
+    /// has just started, or a takeover under way).
+    pub(crate) async fn known_leader(&self, limit: std::time::Duration) -> Leader {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let changed = self.changed.notified();
+            let leader = self.leader();
+            if leader != Leader::Unknown {
+                return leader;
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return Leader::Unknown;
+            }
+        }
+    }
+
+    /// The leader as last learnt.
+    pub(crate) fn leader(&self) -> Leader {
+        *self.leader.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn set_leader(&self, leader: Leader) {
+        *self.leader.write().unwrap_or_else(PoisonError::into_inner) = leader;
+        self.changed.notify_waiters();
+    }
+
+    /// The token a new connection's closing token descends from.
+    pub(crate) fn term(&self) -> CancellationToken {
+        self.term
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Closes every connection served so far; later ones get a new term.
+    pub(crate) fn end_term(&self, shutdown: &CancellationToken) {
+        let mut term = self.term.lock().unwrap_or_else(PoisonError::into_inner);
+        term.cancel();
+        *term = shutdown.child_token();
+    }
+}
