@@ -19,6 +19,7 @@
 //! `oxo serve`, [`verify`](mod@verify) checks the records against the ledger, and
 //! [`report`] says what was found. This file runs the kills.
 
+mod cluster;
 mod config;
 mod report;
 mod server;
@@ -34,6 +35,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+pub use cluster::{ClusterConfig, ClusterReport, cluster_test};
 pub use config::CrashConfig;
 pub use report::CrashReport;
 use server::Server;

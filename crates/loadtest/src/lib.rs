@@ -65,7 +65,7 @@ mod stats;
 mod text;
 
 pub use config::{Config, MAX_CONNECTIONS, MAX_DURATION, Target, parse_duration, resolve_target};
-pub use crash::{CrashConfig, CrashReport, crash_test};
+pub use crash::{ClusterConfig, ClusterReport, CrashConfig, CrashReport, cluster_test, crash_test};
 pub use error::Error;
 pub use hellocycle::HelloCycleReport;
 pub use latency::Latency;

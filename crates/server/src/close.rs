@@ -19,7 +19,7 @@ pub(crate) const INVALID_DATA: u16 = 1007;
 pub(crate) const POLICY: u16 = 1008;
 /// A frame over the size limit.
 pub(crate) const TOO_BIG: u16 = 1009;
-/// The server is full.
+/// Try again later: the server is full, or (cluster) a table is reloading.
 pub(crate) const TRY_AGAIN: u16 = 1013;
 
 /// The close code for a frame the WebSocket layer refused to read:

@@ -34,7 +34,7 @@ use crate::accounts::Account;
 use crate::handle::TableCmd;
 use crate::node::{Leader, Node};
 use crate::state::Shared;
-use crate::store::{PlayerRow, SavedTable};
+use crate::store::{CLAIM_BATCH, PlayerRow, SavedTable};
 use crate::table;
 
 /// Leads or follows until the server shuts down.
@@ -56,6 +56,7 @@ pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
         tokio::select! {
             () = shared.shutdown.cancelled() => return,
             _ = tick.tick() => {}
+            () = node.wake.notified() => {}
         }
         round(&shared, &node, &addr).await;
     }
@@ -98,10 +99,11 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
         return;
     }
     if was != Leader::Me {
+        // Every table is the leader's: take them all over before serving
+        // anyone, so that no client of this node finds its table missing.
+        while claim(shared, true).await == Claimed::More {}
         tracing::info!("this node leads the cluster");
         node.set_leader(Leader::Me);
-        // Tables an earlier run of this node id held are ours at once.
-        claim(shared, true).await;
         return;
     }
     let asked = Instant::now();
@@ -110,6 +112,15 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
             let held: HashMap<i64, i64> = held.into_iter().collect();
             for lost in shared.tables.lost(&held, asked) {
                 lost.send(TableCmd::Lost).await;
+            }
+            // Tables this node holds but does not run (one stopped after a
+            // failed commit): resumed from the database.
+            let idle = shared.tables.not_running(&held);
+            if !idle.is_empty() {
+                match shared.store.load_held(idle).await {
+                    Ok(saved) => resume(shared, saved),
+                    Err(e) => tracing::warn!(error = %e, "could not reload tables"),
+                }
             }
         }
         Ok(None) => return,
@@ -121,18 +132,36 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
     claim(shared, false).await;
 }
 
-/// Claims and resumes the tables whose lease ran out (and with `own`,
-/// those of an earlier run of this node id).
-async fn claim(shared: &Shared, own: bool) {
-    match shared.store.claim_orphans(own).await {
-        Ok(saved) if !saved.is_empty() => {
+/// What a claim found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Claimed {
+    /// Less than a batch: nothing more to claim now (or it failed).
+    Done,
+    /// A full batch: there may be more.
+    More,
+}
+
+/// Claims and resumes the tables whose lease ran out (with `all`, every
+/// open table).
+async fn claim(shared: &Shared, all: bool) -> Claimed {
+    match shared.store.claim_orphans(all).await {
+        Ok(saved) => {
             let n = saved.len();
-            shared.metrics.taken_over.fetch_add(n as u64, Relaxed);
-            resume(shared, saved);
-            tracing::info!(tables = n, "took over tables whose owner stopped");
+            if n > 0 {
+                shared.metrics.taken_over.fetch_add(n as u64, Relaxed);
+                resume(shared, saved);
+                tracing::info!(tables = n, "took over tables");
+            }
+            if n >= CLAIM_BATCH {
+                Claimed::More
+            } else {
+                Claimed::Done
+            }
         }
-        Ok(_) => {}
-        Err(e) => tracing::warn!(error = %e, "could not claim orphaned tables"),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not claim tables");
+            Claimed::Done
+        }
     }
 }
 

@@ -132,6 +132,16 @@ impl Tables {
             .remove(id);
     }
 
+    /// The tables in `held` (key to epoch) that do not run here.
+    pub(crate) fn not_running(&self, held: &HashMap<i64, i64>) -> Vec<(i64, i64)> {
+        let tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let running: std::collections::HashSet<i64> = tables.values().map(|h| h.lease.0).collect();
+        held.iter()
+            .filter(|(seq, _)| !running.contains(seq))
+            .map(|(&seq, &epoch)| (seq, epoch))
+            .collect()
+    }
+
     /// The tables here, opened before `asked`, whose lease is not among
     /// `held` (key to epoch, as the database answered when asked at
     /// `asked`): another node has taken them over. Tables opened since may

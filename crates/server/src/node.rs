@@ -27,6 +27,8 @@ pub(crate) struct Node {
     /// Wakes the rounds once the node listens, and the connections that
     /// wait for a leader once one is known.
     pub(crate) changed: Notify,
+    /// Wakes the rounds early (see [`Node::wake`]).
+    pub(crate) wake: Notify,
     leader: RwLock<Leader>,
     /// The parent of the closing token of every connection this node
     /// serves; cancelled (and replaced) when it loses the leader's post.
@@ -39,9 +41,15 @@ impl Node {
         Node {
             addr: OnceLock::new(),
             changed: Notify::new(),
+            wake: Notify::new(),
             leader: RwLock::new(Leader::Unknown),
             term: Mutex::new(shutdown.child_token()),
         }
+    }
+
+    /// Asks for a cluster round now (a table needs resuming).
+    pub(crate) fn wake(&self) {
+        self.wake.notify_one();
     }
 
     /// Notes where this node serves (once it listens).

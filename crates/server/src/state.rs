@@ -89,6 +89,7 @@ impl Shared {
             shutdown: self.shutdown.clone(),
             reconnect_grace: self.config.reconnect_grace,
             max_tables_per_player: self.config.max_tables_per_player,
+            node: self.node.clone(),
         }
     }
 

@@ -146,6 +146,8 @@ impl GameDriver {
         // crash test is about durability, not these.
         if self.ctx.ledger.is_some() {
             s.backoff_until = Instant::now() + Duration::from_millis(20);
+            // A refused resync leaves the seat deaf to the table: again.
+            s.resync = matches!(p.kind, PendingKind::Sync);
             return;
         }
         self.ctx

@@ -92,6 +92,9 @@ pub(super) struct Seat {
     /// The last round this seat asked a rematch for.
     pub(super) rematch_round: u32,
     pub(super) backoff_until: Instant,
+    /// A resync (sync or join after a reconnect) was refused: ask again
+    /// once the backoff is over (the table may be moving between nodes).
+    pub(super) resync: bool,
 }
 
 impl Seat {
@@ -110,6 +113,7 @@ impl Seat {
             refusal_rolled: false,
             rematch_round: 0,
             backoff_until: now,
+            resync: false,
         }
     }
 }

@@ -32,6 +32,10 @@ impl GameDriver {
         if s.conn.is_none() || s.pending.is_some() || other_refusing || now < s.backoff_until {
             return Ok(());
         }
+        if s.resync {
+            s.resync = false;
+            return self.send_sync(i).await;
+        }
         let Some(view) = &s.view else { return Ok(()) };
         let key = (view.round, view.move_number);
         let my_turn = view.status == TableStatus::InProgress && view.turn == Some(s.seat);

@@ -169,14 +169,16 @@ impl Client {
         }
         let handle = match self.attached.get(table_id.as_str()) {
             Some(h) => h.clone(),
-            None => self
-                .shared
-                .table(table_id.as_str())
-                .ok_or_else(ClientError::no_such_table)?,
+            None => match self.shared.table(table_id.as_str()) {
+                Some(h) => h,
+                None => return Err(self.missing(table_id.as_str()).await),
+            },
         };
-        if matches!(req, TableReq::Join(_) | TableReq::Watch)
-            && !self.attached.contains_key(table_id.as_str())
-        {
+        // Any request but leaving may attach the connection (a seated
+        // player acting from a connection that is not attached yet is
+        // attached by the table): the connection must know, to detach
+        // when it closes.
+        if !matches!(req, TableReq::Leave) && !self.attached.contains_key(table_id.as_str()) {
             if !self.make_room(table_id.as_str()).await {
                 return Err(too_many_attached());
             }
@@ -192,12 +194,24 @@ impl Client {
             }
         } else {
             self.attached.remove(table_id.as_str());
-            let e = ClientError::no_such_table();
+            let e = self.missing(table_id.as_str()).await;
             self.shared.metrics.refused(e.code);
             self.outbox
                 .reply(&ServerMsg::error(id, e.code, e.message.into_owned()));
         }
         Ok(Reply::Owed)
+    }
+}
+
+impl Client {
+    /// The refusal for a table that does not run here: `no_such_table`;
+    /// in a cluster, `table_moving` (retryable) while the database still
+    /// has it open (it is being taken over, or reloaded).
+    async fn missing(&self, table_id: &str) -> ClientError {
+        if self.shared.node.is_some() && self.shared.store.is_open(table_id).await.unwrap_or(true) {
+            return ClientError::table_moved();
+        }
+        ClientError::no_such_table()
     }
 }
 

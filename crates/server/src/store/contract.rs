@@ -105,17 +105,38 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     /// [`AppState::new`]: crate::AppState::new
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError>;
 
-    /// Cluster only: claims for this node the open tables whose owner's
-    /// lease has run out (a node that died or stopped), and with `own`
-    /// those an earlier run of this node id held, raising their epochs, and
-    /// reads them back to be resumed here. A store one server owns alone
-    /// has nothing to claim.
+    /// Cluster only: claims for this node (up to a batch of) the open
+    /// tables whose owner's lease has run out (a node that died or
+    /// stopped), and with `all` every open table (a new leader), raising
+    /// their epochs, and reads them back to be resumed here. A store one
+    /// server owns alone has nothing to claim.
     ///
     /// # Errors
     ///
     /// The store's.
-    fn claim_orphans(&self, own: bool) -> StoreFuture<'_, Vec<SavedTable>> {
-        let _ = own;
+    fn claim_orphans(&self, all: bool) -> StoreFuture<'_, Vec<SavedTable>> {
+        let _ = all;
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// Cluster only: whether the table `id` is open (stored, not closed).
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn is_open<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        let _ = id;
+        Box::pin(async { Ok(false) })
+    }
+
+    /// Cluster only: reads back the tables `held` (key, epoch) that this
+    /// node holds but does not run, to resume them.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn load_held(&self, held: Vec<(i64, i64)>) -> StoreFuture<'_, Vec<SavedTable>> {
+        let _ = held;
         Box::pin(async { Ok(Vec::new()) })
     }
 

@@ -32,7 +32,7 @@ mod conformance;
 pub(crate) use contract::Store;
 #[cfg(test)]
 pub(crate) use memory::Memory;
-pub(crate) use postgres::Postgres;
+pub(crate) use postgres::{CLAIM_BATCH, Postgres};
 pub(crate) use replay::replay;
 pub(crate) use rows::{
     GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, PlayerRow, SavedTable, TableRow, Write,

@@ -349,7 +349,7 @@ impl Table {
                 }
                 tracing::error!(table = %self.id, error = %e, "could not store a table change");
                 if on_failure == OnFailure::Abort {
-                    self.abort();
+                    self.abort_or_step_down();
                 }
                 return Err(ClientError::internal());
             }

@@ -9,6 +9,7 @@ use tokio_util::task::TaskTracker;
 use crate::handle::Tables;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::node::Node;
 use crate::store::Store;
 
 /// What a table's actor uses of the server, and nothing else.
@@ -28,4 +29,6 @@ pub(crate) struct Env {
     pub(crate) reconnect_grace: Duration,
     /// Seats in play one player may hold.
     pub(crate) max_tables_per_player: usize,
+    /// In a cluster, this node's view of it (see `cluster`).
+    pub(crate) node: Option<Arc<Node>>,
 }

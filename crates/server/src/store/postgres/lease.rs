@@ -20,7 +20,7 @@ pub(super) const DB_NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 100
 
 /// The most tables one [`claim`] takes, so that a survivor rebuilds a dead
 /// node's tables in slices and the other survivors share them.
-pub(super) const CLAIM_BATCH: i64 = 2_000;
+pub(crate) const CLAIM_BATCH: usize = 2_000;
 
 /// This node and how long its leases last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,9 +34,10 @@ pub(super) struct Lease {
 /// A table's key and the epoch this node holds it under.
 pub(crate) type Held = (i64, i64);
 
-/// Claims up to [`CLAIM_BATCH`] open tables whose lease has run out (and,
-/// with `own`, those leased to this node id by an earlier run of it),
-/// raising each one's epoch; returns them with their new epochs.
+/// Claims up to [`CLAIM_BATCH`] open tables whose lease has run out (with
+/// `all`, every open table this node does not hold: a new leader takes
+/// them all, since the old one has lost its post), raising each one's
+/// epoch; returns them with their new epochs.
 ///
 /// Rows a commit holds right now are skipped (`SKIP LOCKED`) and claimed
 /// by a later call, so a claim never waits for a dying owner.
@@ -47,13 +48,13 @@ pub(crate) type Held = (i64, i64);
 pub(super) async fn claim(
     client: &impl GenericClient,
     lease: Lease,
-    own: bool,
+    all: bool,
 ) -> Result<Vec<Held>, ServerError> {
     let sql = format!(
         "UPDATE tables SET owner = $1, epoch = epoch + 1, lease_until = {DB_NOW_MS} + $2
          WHERE seq IN (
              SELECT seq FROM tables
-             WHERE status <> 'closed' AND (lease_until < {DB_NOW_MS} OR ($3 AND owner = $1))
+             WHERE status <> 'closed' AND (lease_until < {DB_NOW_MS} OR $3)
              ORDER BY seq LIMIT $4
              FOR UPDATE SKIP LOCKED)
          RETURNING seq, epoch"
@@ -61,7 +62,12 @@ pub(super) async fn claim(
     let rows = client
         .query(
             &sql,
-            &[&i32::from(lease.node), &lease.ttl_ms, &own, &CLAIM_BATCH],
+            &[
+                &i32::from(lease.node),
+                &lease.ttl_ms,
+                &all,
+                &(CLAIM_BATCH as i64),
+            ],
         )
         .await
         .map_err(db)?;

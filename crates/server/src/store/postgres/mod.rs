@@ -47,8 +47,9 @@ use oxo_protocol::{GameRecord, GameSummary};
 use tokio_postgres::NoTls;
 
 use self::error::{db, pool};
+pub(crate) use self::lease::CLAIM_BATCH;
 pub(crate) use self::lease::Held;
-use self::lease::{CLAIM_BATCH, Lease};
+use self::lease::Lease;
 use crate::error::ServerError;
 use crate::ids::{TokenHash, now_ms};
 use crate::metrics::Metrics;
@@ -172,9 +173,9 @@ impl Postgres {
         Ok(())
     }
 
-    async fn claim_now(&self, own: bool) -> Result<Vec<SavedTable>, ServerError> {
+    async fn claim_now(&self, all: bool) -> Result<Vec<SavedTable>, ServerError> {
         let client = self.client().await?;
-        let held = lease::claim(&**client, self.lease, own).await?;
+        let held = lease::claim(&**client, self.lease, all).await?;
         reads::load_tables(&**client, &held).await
     }
 
@@ -232,15 +233,15 @@ impl Store for Postgres {
         Box::pin(self.health_check(limit))
     }
 
-    /// Claims, for this node, the open tables whose lease has run out and
-    /// those an earlier run of this node id held, and reads them back.
+    /// Claims, for this node, every open table, and reads them back (a
+    /// server that starts alone on the database).
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError> {
         let lease = self.lease;
         on_own_runtime(&self.config, |client| async move {
             let mut out = Vec::new();
             loop {
                 let held = lease::claim(&client, lease, true).await?;
-                let more = held.len() as i64 >= CLAIM_BATCH;
+                let more = held.len() >= CLAIM_BATCH;
                 out.extend(reads::load_tables(&client, &held).await?);
                 if !more {
                     return Ok(out);
@@ -249,8 +250,29 @@ impl Store for Postgres {
         })
     }
 
-    fn claim_orphans(&self, own: bool) -> StoreFuture<'_, Vec<SavedTable>> {
-        Box::pin(self.claim_now(own))
+    fn claim_orphans(&self, all: bool) -> StoreFuture<'_, Vec<SavedTable>> {
+        Box::pin(self.claim_now(all))
+    }
+
+    fn is_open<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row = client
+                .query_opt(
+                    "SELECT 1 FROM tables WHERE id = $1 AND status <> 'closed'",
+                    &[&id],
+                )
+                .await
+                .map_err(db)?;
+            Ok(row.is_some())
+        })
+    }
+
+    fn load_held(&self, held: Vec<Held>) -> StoreFuture<'_, Vec<SavedTable>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            reads::load_tables(&**client, &held).await
+        })
     }
 
     fn lead<'a>(&'a self, addr: &'a str) -> StoreFuture<'a, Option<LeaderRow>> {

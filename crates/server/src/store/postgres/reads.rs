@@ -181,7 +181,7 @@ pub(super) async fn load_tables(
         .query(
             "SELECT seq, id, options, status, x_player, o_player, bot_seat, round, score_x,
                     score_o, draws, game, created_ms
-             FROM tables WHERE seq = ANY($1) ORDER BY seq",
+             FROM tables WHERE seq = ANY($1) AND status <> 'closed' ORDER BY seq",
             &[&seqs],
         )
         .await

@@ -12,7 +12,7 @@ use crate::conn::{Conn, encode};
 use crate::table::rules::{Cmd, Plan};
 
 impl Table {
-    fn is_member(&self, conn_id: u64) -> bool {
+    pub(super) fn is_member(&self, conn_id: u64) -> bool {
         self.members.iter().any(|m| m.id() == conn_id)
     }
 
@@ -197,6 +197,26 @@ impl Table {
         self.live.set(self.rules.state().status());
         self.members.clear();
         self.finish_close();
+    }
+
+    /// After a storage failure that leaves the table in doubt: on a server
+    /// of its own, the table closes in memory ([`Table::abort`]); in a
+    /// cluster it stops here, its players' connections close (they come
+    /// back and re-attach), and the node resumes it from the database as
+    /// soon as it can (its lease is still this node's).
+    pub(super) fn abort_or_step_down(&mut self) {
+        let Some(node) = self.env.node.clone() else {
+            self.abort();
+            return;
+        };
+        for m in &self.members {
+            m.outbox.close(
+                crate::close::TRY_AGAIN,
+                "the table is reloading; reconnect with your token",
+            );
+        }
+        self.step_down();
+        node.wake();
     }
 
     /// Closes the table in memory after a storage failure.

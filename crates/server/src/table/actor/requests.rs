@@ -23,6 +23,17 @@ impl Table {
             return Err(ClientError::no_such_table());
         }
         let player = PlayerId::from(Arc::clone(&conn.account.id));
+        // A seated player who acts here from a connection that is not
+        // attached (it came back before the table did, e.g. while the table
+        // moved to another node) is attached now: it hears what its
+        // request changes, like every other member.
+        let acts = !matches!(req, TableReq::Join(_) | TableReq::Watch | TableReq::Leave);
+        if acts && !self.is_member(conn.id()) && self.rules.state().is_seated(&conn.account.id) {
+            let attached = self.attach(conn.clone());
+            if attached == super::Attached::Reconnected {
+                self.broadcast();
+            }
+        }
         match req {
             TableReq::Join(seat) => self.join(conn, &player, seat).await,
             TableReq::Watch => {

@@ -1,0 +1,337 @@
+//! The cluster crash test (`scripts/cluster-test`): games played through
+//! HAProxy while the nodes of a `scripts/cluster` are killed (`kill -9`,
+//! then restarted), paused (SIGSTOP for longer than a lease, then SIGCONT)
+//! and PostgreSQL is restarted once; then every acknowledged move is looked
+//! for in the records, as in the single-server crash test.
+//!
+//! The faults go through `scripts/cluster` (its `kill`, `pause`, `resume`,
+//! `restart` and `restart-db` commands), so they act only on what it
+//! started. The first fault kills the leader (found by its
+//! `oxo_cluster_leader` gauge, where the tables are), the second pauses it;
+//! after that half of the faults hit the leader, and a third are pauses.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use oxo_core::Rng;
+use oxo_protocol::TableId;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use super::CrashReport;
+use super::verify::verify;
+use crate::config::Target;
+use crate::ctx::Ctx;
+use crate::error::Error;
+use crate::game::run_game;
+use crate::http;
+use crate::ledger::Ledger;
+
+/// What the cluster crash test is asked to do.
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    /// The `scripts/cluster` program.
+    pub script: PathBuf,
+    /// The cluster's state directory (`OXO_CLUSTER_DIR`), where the script
+    /// keeps its URL, ports and PIDs.
+    pub state_dir: PathBuf,
+    /// Node faults (kills and pauses together).
+    pub faults: u32,
+    /// Concurrent games.
+    pub games: usize,
+    /// How long the cluster runs between two faults: from `up_min` to
+    /// `up_max`, drawn at random.
+    pub up_min: Duration,
+    /// See `up_min`.
+    pub up_max: Duration,
+    /// How long a paused node stays paused (longer than a lease).
+    pub pause: Duration,
+    /// How long a killed node stays down before it is restarted.
+    pub down: Duration,
+    /// How long the games get after the last fault to show progress.
+    pub settle: Duration,
+    /// Think time per move.
+    pub think: Duration,
+    /// Seed of the fault schedule.
+    pub seed: u64,
+}
+
+/// What the cluster crash test found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterReport {
+    /// Moves, records and seats, checked as in the crash test; `kills`
+    /// counts `kill -9`s.
+    pub crash: CrashReport,
+    /// SIGSTOPs longer than a lease.
+    pub pauses: u32,
+    /// PostgreSQL restarts.
+    pub db_restarts: u32,
+    /// Commits refused by the fence (summed over the nodes alive at the
+    /// end: a killed node's count dies with it).
+    pub stale_writes_refused: u64,
+    /// Tables taken over by a new leader (likewise).
+    pub tables_taken_over: u64,
+}
+
+impl ClusterReport {
+    /// Whether nothing acknowledged was lost and every check passed.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.crash.passed()
+    }
+
+    /// The one line `scripts/cluster-test` prints.
+    #[must_use]
+    pub fn line(&self) -> String {
+        let c = &self.crash;
+        format!(
+            "oxo cluster test {}: kills {}, pauses {}, db restarts {}, acknowledged moves {}, \
+             lost {}, duplicated or illegal games {}, stale writes refused {}, tables taken over {}",
+            if self.passed() { "PASSED" } else { "FAILED" },
+            c.kills,
+            self.pauses,
+            self.db_restarts,
+            c.acknowledged_moves,
+            c.lost_moves,
+            c.bad_games,
+            self.stale_writes_refused,
+            self.tables_taken_over,
+        )
+    }
+}
+
+impl fmt::Display for ClusterReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.line())?;
+        write!(f, "{}", self.crash)
+    }
+}
+
+/// The running cluster, as `scripts/cluster` describes it.
+struct Cluster<'a> {
+    config: &'a ClusterConfig,
+}
+
+impl Cluster<'_> {
+    fn state(&self, name: &str) -> Result<String, Error> {
+        let path = self.config.state_dir.join(name);
+        std::fs::read_to_string(&path)
+            .map(|s| s.trim().to_owned())
+            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))
+    }
+
+    fn url(&self) -> Result<SocketAddr, Error> {
+        let url = self.state("url")?;
+        url.trim_start_matches("http://")
+            .parse()
+            .map_err(|_| Error::Config(format!("the cluster's URL {url:?} is not host:port")))
+    }
+
+    fn nodes(&self) -> Result<u32, Error> {
+        let n = self.state("nodes")?;
+        n.parse()
+            .map_err(|_| Error::Config(format!("the cluster's node count {n:?}")))
+    }
+
+    fn node_addr(&self, node: u32) -> Option<SocketAddr> {
+        let port: u16 = self.state(&format!("node{node}.port")).ok()?.parse().ok()?;
+        Some(SocketAddr::from(([127, 0, 0, 1], port)))
+    }
+
+    /// Runs `scripts/cluster ARGS`.
+    async fn run(&self, args: &[&str]) -> Result<(), Error> {
+        let status = tokio::process::Command::new(&self.config.script)
+            .args(args)
+            .env("OXO_CLUSTER_DIR", &self.config.state_dir)
+            .status()
+            .await
+            .map_err(|e| Error::Config(format!("scripts/cluster {args:?}: {e}")))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(Error::Config(format!("scripts/cluster {args:?}: {status}")))
+        }
+    }
+
+    /// A node's `/metrics`, if it answers.
+    async fn metrics(&self, node: u32) -> Option<String> {
+        let addr = self.node_addr(node)?;
+        let r = http::get(addr, "/metrics", None, Duration::from_secs(2))
+            .await
+            .ok()?;
+        (r.status == 200).then(|| String::from_utf8_lossy(&r.body).into_owned())
+    }
+
+    /// The node that leads now, if one answers that it does.
+    async fn leader(&self, nodes: u32) -> Option<u32> {
+        for node in 1..=nodes {
+            if self
+                .metrics(node)
+                .await
+                .is_some_and(|m| m.lines().any(|l| l == "oxo_cluster_leader 1"))
+            {
+                return Some(node);
+            }
+        }
+        None
+    }
+
+    /// A counter summed over the nodes that answer.
+    async fn sum(&self, nodes: u32, name: &str) -> u64 {
+        let mut total = 0;
+        for node in 1..=nodes {
+            if let Some(m) = self.metrics(node).await {
+                total += m
+                    .lines()
+                    .filter_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+                    .sum::<u64>();
+            }
+        }
+        total
+    }
+}
+
+/// Runs the cluster crash test on the cluster `scripts/cluster up` started
+/// in `config.state_dir`, writing what happens to `log`.
+///
+/// # Errors
+///
+/// If the cluster cannot be read or a fault cannot be driven. Lost moves
+/// and failed checks are in the report ([`ClusterReport::passed`]).
+pub async fn cluster_test(
+    config: &ClusterConfig,
+    mut log: impl FnMut(&str),
+) -> Result<ClusterReport, Error> {
+    let cluster = Cluster { config };
+    let url = cluster.url()?;
+    let nodes = cluster.nodes()?;
+    let mut rng = Rng::new(config.seed);
+    let ledger = Arc::new(Ledger::default());
+    let (plain, controls) = Ctx::new(Target::local(url));
+    let ctx = Arc::new(Ctx {
+        think: config.think,
+        timeout: Duration::from_secs(5),
+        setup: Arc::new(Semaphore::new(64)),
+        seed: config.seed,
+        ledger: Some(Arc::clone(&ledger)),
+        ..plain
+    });
+    let stats = Arc::clone(&ctx.stats);
+    stats.set_measuring(true);
+    let mut tasks = JoinSet::new();
+    for i in 0..config.games {
+        tasks.spawn(run_game(Arc::clone(&ctx), i));
+    }
+    let ready_by = Instant::now() + Duration::from_secs(30);
+    while (stats.games_ready.load(Relaxed) as usize) < config.games && Instant::now() < ready_by {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    log(&format!(
+        "{} games playing through {url}",
+        stats.games_ready.load(Relaxed)
+    ));
+
+    let mut report = ClusterReport::default();
+    let db_restart_at = config.faults / 2;
+    for fault in 0..config.faults {
+        let span = config.up_max.saturating_sub(config.up_min);
+        tokio::time::sleep(config.up_min + span.mul_f64(f64::from(rng.below(1000)) / 1000.0)).await;
+        if fault == db_restart_at {
+            cluster.run(&["restart-db"]).await?;
+            report.db_restarts += 1;
+            log("PostgreSQL restarted");
+        }
+        let leader = cluster.leader(nodes).await;
+        // The first two faults are a kill and a pause of the leader; then
+        // half of them hit the leader, and a third are pauses.
+        let node = match leader {
+            Some(l) if fault < 2 || rng.chance(1, 2) => l,
+            _ => rng.below(nodes) + 1,
+        };
+        let who = if Some(node) == leader {
+            " (the leader)"
+        } else {
+            ""
+        };
+        let acked = stats.moves_total.load(Relaxed);
+        let n = node.to_string();
+        let pause = match fault {
+            0 => false,
+            1 => true,
+            _ => rng.chance(1, 3),
+        };
+        if pause {
+            cluster.run(&["pause", &n]).await?;
+            tokio::time::sleep(config.pause).await;
+            cluster.run(&["resume", &n]).await?;
+            report.pauses += 1;
+            log(&format!(
+                "paused node {n}{who} for {:?}; {acked} moves acknowledged before",
+                config.pause
+            ));
+        } else {
+            cluster.run(&["kill", &n]).await?;
+            tokio::time::sleep(config.down).await;
+            cluster.run(&["restart", &n]).await?;
+            report.crash.kills += 1;
+            log(&format!(
+                "killed node {n}{who} and restarted it; {acked} moves acknowledged before"
+            ));
+        }
+    }
+
+    // The games must move again after the last fault.
+    let mark = ledger.progress();
+    tokio::time::sleep(config.settle).await;
+    let end = ledger.progress();
+    let open: Vec<TableId> = ledger.lock().open.iter().cloned().collect();
+    let stuck: Vec<&TableId> = open
+        .iter()
+        .filter(|t| end.get(*t).copied().unwrap_or(0) <= mark.get(*t).copied().unwrap_or(0))
+        .collect();
+    controls.stop();
+    let drain_by = Instant::now() + Duration::from_secs(10);
+    while !tasks.is_empty() {
+        tokio::select! {
+            _ = tasks.join_next() => {}
+            () = tokio::time::sleep_until(drain_by) => { tasks.abort_all(); break; }
+        }
+    }
+
+    let crash = &mut report.crash;
+    crash.games = config.games;
+    crash.tables = open.len() as u64;
+    crash.stuck_tables = stuck.len() as u64;
+    for t in stuck.iter().take(5) {
+        crash.problems.push(format!(
+            "table {t} made no progress in {:?} after the last fault",
+            config.settle
+        ));
+    }
+    verify(&ledger, url, crash).await;
+    {
+        let inner = ledger.lock();
+        crash.in_doubt_moves = inner.in_doubt;
+        crash.seat_resumes = inner.resumed;
+        crash.seat_resume_failures = inner.resume_failed;
+    }
+    crash.client_errors = stats.errors();
+    let errors: BTreeMap<String, u64> = crash.client_errors.clone();
+    for (kind, n) in &errors {
+        if kind.starts_with("protocol:") || kind.starts_with("seat") {
+            crash
+                .problems
+                .push(format!("{n} client errors of kind {kind}"));
+        }
+    }
+    report.stale_writes_refused = cluster.sum(nodes, "oxo_stale_writes_refused_total").await;
+    report.tables_taken_over = cluster.sum(nodes, "oxo_tables_taken_over_total").await;
+    Ok(report)
+}
