@@ -36,6 +36,8 @@ async fn node(url: &str, id: u16) -> (Child, SocketAddr) {
         &id,
         "--lease",
         LEASE,
+        "--rate-limit",
+        "0",
     ];
     common::start_with(env!("CARGO_BIN_EXE_oxo"), &args, None).await
 }
@@ -204,4 +206,78 @@ async fn a_paused_node_that_wakes_up_acknowledges_nothing() {
     assert_eq!(cells(b, &game_id).await, ["a1", "b1", "a2", "b2"]);
     common::stop(two).await;
     common::stop(one).await;
+}
+
+/// The p50 and max of `samples`, in milliseconds.
+fn summary(mut samples: Vec<Duration>) -> String {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let at = |q: f64| ms(samples[((samples.len() - 1) as f64 * q).round() as usize]);
+    format!(
+        "p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} samples)",
+        at(0.5),
+        at(0.99),
+        ms(samples[samples.len() - 1]),
+        samples.len()
+    )
+}
+
+/// The round trips of two moves (X a2, then O b2) in each of `games` new
+/// games, X connected to `at_x` and O to `at_o`.
+async fn move_round_trips(at_x: SocketAddr, at_o: SocketAddr, games: usize) -> Vec<Duration> {
+    let mut samples = Vec::new();
+    for _ in 0..games {
+        let (wx, wo, table, _) = game(at_x, at_o).await;
+        let (mut x, _) = hello(at_x, Some(&wx.token)).await;
+        let (mut o, _) = hello(at_o, Some(&wo.token)).await;
+        for (link, cell) in [(&mut x, Square::A2), (&mut o, Square::B2)] {
+            let start = Instant::now();
+            ok(link, play(&table, cell)).await;
+            samples.push(start.elapsed());
+        }
+    }
+    samples
+}
+
+/// Benchmarks, not a test (`cargo test --release -p oxo --test
+/// serve_cluster -- --ignored --nocapture measure`): the failover gap (from
+/// `kill -9` of the leader to a move accepted at the other node) and the
+/// round trip of a move through a follower against one made at the leader.
+#[tokio::test]
+#[ignore = "a measurement: run by hand"]
+async fn measure_failover_and_relay() {
+    let Some(url) = testdb::database() else {
+        return;
+    };
+    let rounds: usize = std::env::var("OXO_FAILOVERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let (mut leader, mut a) = node(&url, 1).await;
+    let (mut follower, mut b) = node(&url, 2).await;
+    let (mut ids, mut gaps) = ((1, 2), Vec::new());
+
+    let direct = move_round_trips(a, a, 100).await;
+    let relayed = move_round_trips(b, b, 100).await;
+    println!("move round trip at the leader:        {}", summary(direct));
+    println!("move round trip through the follower: {}", summary(relayed));
+
+    for _ in 0..rounds {
+        let (wx, _, table, _) = game(a, a).await;
+        leader.kill().await.expect("kill -9");
+        let killed = Instant::now();
+        let mut x = back(b, &wx.token, &table).await;
+        ok(&mut x, play(&table, Square::A2)).await;
+        gaps.push(killed.elapsed());
+        // The killed node comes back as the follower.
+        let (again, addr) = node(&url, ids.0).await;
+        (leader, a, follower, b) = (follower, b, again, addr);
+        ids = (ids.1, ids.0);
+    }
+    println!(
+        "failover gap (kill -9 of the leader to a move accepted): {}",
+        summary(gaps)
+    );
+    common::stop(follower).await;
+    common::stop(leader).await;
 }

@@ -65,6 +65,7 @@ pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
 /// One round: who leads; if this node, renew, let go of what was lost and
 /// claim what is orphaned.
 async fn round(shared: &Shared, node: &Node, addr: &str) {
+    let began = Instant::now();
     let was = node.leader();
     let leader = match shared.store.lead(addr).await {
         Ok(Some(leader)) => leader,
@@ -103,12 +104,14 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
         // anyone, so that no client of this node finds its table missing.
         while claim(shared, true).await == Claimed::More {}
         tracing::info!("this node leads the cluster");
+        node.renewed(began, shared.config.lease_ttl);
         node.set_leader(Leader::Me);
         return;
     }
     let asked = Instant::now();
     match shared.store.renew_leases().await {
         Ok(Some(held)) => {
+            node.renewed(began, shared.config.lease_ttl);
             let held: HashMap<i64, i64> = held.into_iter().collect();
             for lost in shared.tables.lost(&held, asked) {
                 lost.send(TableCmd::Lost).await;

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -30,6 +31,8 @@ pub(crate) struct Node {
     /// Wakes the rounds early (see [`Node::wake`]).
     pub(crate) wake: Notify,
     leader: RwLock<Leader>,
+    /// Until when this node surely holds its leases (see [`Node::renewed`]).
+    holds_until: Mutex<Option<Instant>>,
     /// The parent of the closing token of every connection this node
     /// serves; cancelled (and replaced) when it loses the leader's post.
     term: Mutex<CancellationToken>,
@@ -43,8 +46,34 @@ impl Node {
             changed: Notify::new(),
             wake: Notify::new(),
             leader: RwLock::new(Leader::Unknown),
+            holds_until: Mutex::new(None),
             term: Mutex::new(shutdown.child_token()),
         }
+    }
+
+    /// Notes that this node held the leader's post and its leases as of
+    /// `asked` (when the round that renewed them began), for `ttl`.
+    pub(crate) fn renewed(&self, asked: Instant, ttl: Duration) {
+        // A margin: the database's lease runs from when it got the
+        // renewal, later than `asked`; this node gives up a quarter sooner.
+        let until = asked + ttl.mul_f64(0.75);
+        *self
+            .holds_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(until);
+    }
+
+    /// Whether this node leads and its leases surely have not run out:
+    /// renewed less than three quarters of a lease ago. A node that was
+    /// paused or cut off for longer answers `false` until a round renews
+    /// them again (or finds them lost).
+    pub(crate) fn holds_now(&self) -> bool {
+        self.leader() == Leader::Me
+            && self
+                .holds_until
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some_and(|until| Instant::now() < until)
     }
 
     /// Asks for a cluster round now (a table needs resuming).

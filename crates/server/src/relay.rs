@@ -38,13 +38,17 @@ pub(crate) enum Route {
 /// Where `tcp`'s requests go, looking at its first request line for at
 /// most `wait`, and waiting up to `settle` for a leader to be known.
 pub(crate) async fn route(tcp: &TcpStream, node: &Node, wait: Duration, settle: Duration) -> Route {
-    if node.leader() == Leader::Me {
+    if node.holds_now() {
         return Route::Serve;
     }
     if is_local(&first_line(tcp, wait).await) {
         return Route::Serve;
     }
     match node.known_leader(settle).await {
+        // This node leads, but has not renewed its leases for most of a
+        // lease (it was paused, or lost the database): it may have lost
+        // them. The client retries in a moment.
+        Leader::Me if !node.holds_now() => Route::Unavailable,
         Leader::Me => Route::Serve,
         Leader::Other(addr) => Route::Relay(addr),
         Leader::Unknown => Route::Unavailable,

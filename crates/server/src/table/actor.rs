@@ -270,6 +270,23 @@ impl Table {
     }
 
     async fn handle(&mut self, cmd: TableCmd) {
+        // A cluster node whose leases may have run out (it was paused, or
+        // could not reach the database, for most of a lease) may have lost
+        // this table: it shows and answers nothing (another node may have
+        // newer state). It steps down; if the table was still its own, the
+        // next cluster round resumes it from the database.
+        if let (TableCmd::Request(_) | TableCmd::Attach(_), Some(node)) =
+            (&cmd, self.env.node.clone())
+        {
+            if !node.holds_now() {
+                if let TableCmd::Request(r) = &cmd {
+                    self.reply_err(&r.conn, r.id, ClientError::table_moved());
+                }
+                self.step_down();
+                node.wake();
+                return;
+            }
+        }
         match cmd {
             TableCmd::Request(r) => {
                 let TableRequest { conn, id, req, at } = *r;
