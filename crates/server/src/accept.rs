@@ -107,8 +107,17 @@ pub(crate) async fn serve(
             if let Some(node) = node {
                 match relay::route(&tcp, &node, head_timeout, drain).await {
                     Route::Serve => {}
-                    Route::Relay(leader) => return relay::relay(tcp, leader, node.term()).await,
-                    Route::Unavailable => return relay::unavailable(tcp).await,
+                    Route::Relay(leader) => {
+                        metrics.relayed.fetch_add(1, Relaxed);
+                        if !relay::relay(tcp, leader, &node, node.term()).await {
+                            metrics.unavailable.fetch_add(1, Relaxed);
+                        }
+                        return;
+                    }
+                    Route::Unavailable => {
+                        metrics.unavailable.fetch_add(1, Relaxed);
+                        return relay::unavailable(tcp).await;
+                    }
                 }
             }
             let mut conn = pin!(

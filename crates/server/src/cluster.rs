@@ -68,7 +68,10 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
     let began = Instant::now();
     let was = node.leader();
     let leader = match shared.store.lead(addr).await {
-        Ok(Some(leader)) => leader,
+        Ok(Some(leader)) => {
+            node.heard(began, shared.config.lease_ttl);
+            leader
+        }
         Ok(None) => return,
         Err(e) => {
             tracing::warn!(error = %e, "could not reach the database to learn the leader");

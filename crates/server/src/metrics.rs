@@ -90,6 +90,11 @@ pub(crate) struct Metrics {
     pub(crate) taken_over: AtomicU64,
     /// 1 while this node leads its cluster.
     pub(crate) leader: AtomicU64,
+    /// Connections a follower relayed to the leader.
+    pub(crate) relayed: AtomicU64,
+    /// Connections a follower answered 503 (no leader known, or it could
+    /// not be reached).
+    pub(crate) unavailable: AtomicU64,
     /// Finished rounds.
     pub(crate) games_finished: AtomicU64,
     /// Lobby watchers.
@@ -197,6 +202,18 @@ impl Metrics {
             "oxo_cluster_leader",
             "1 while this node leads its cluster (runs the tables); 0 on a follower, which relays its clients to the leader.",
             &self.leader,
+        );
+        counter(
+            &mut out,
+            "oxo_relayed_connections_total",
+            "Connections this node (a follower) relayed to the cluster's leader.",
+            &self.relayed,
+        );
+        counter(
+            &mut out,
+            "oxo_unavailable_total",
+            "Connections answered 503 because no leader was known or reachable (cluster failover).",
+            &self.unavailable,
         );
         gauge(
             &mut out,

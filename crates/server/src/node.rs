@@ -33,6 +33,9 @@ pub(crate) struct Node {
     leader: RwLock<Leader>,
     /// Until when this node surely holds its leases (see [`Node::renewed`]).
     holds_until: Mutex<Option<Instant>>,
+    /// Until when this node's view of the leader is surely current (see
+    /// [`Node::heard`]).
+    fresh_until: Mutex<Option<Instant>>,
     /// The parent of the closing token of every connection this node
     /// serves; cancelled (and replaced) when it loses the leader's post.
     term: Mutex<CancellationToken>,
@@ -47,6 +50,7 @@ impl Node {
             wake: Notify::new(),
             leader: RwLock::new(Leader::Unknown),
             holds_until: Mutex::new(None),
+            fresh_until: Mutex::new(None),
             term: Mutex::new(shutdown.child_token()),
         }
     }
@@ -61,6 +65,26 @@ impl Node {
             .holds_until
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(until);
+    }
+
+    /// Notes that the database told this node who leads, as of `asked`.
+    pub(crate) fn heard(&self, asked: Instant, ttl: Duration) {
+        let until = asked + ttl.mul_f64(0.75);
+        *self
+            .fresh_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(until);
+    }
+
+    /// Whether this node's view of the leader is current: a follower that
+    /// was paused, or cut off from the database, for most of a lease may
+    /// relay to a leader that is gone, or carry bytes its clients gave up
+    /// on (see `relay`).
+    pub(crate) fn fresh(&self) -> bool {
+        self.fresh_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|until| Instant::now() < until)
     }
 
     /// Whether this node leads and its leases surely have not run out:

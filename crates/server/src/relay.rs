@@ -12,7 +12,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
@@ -88,20 +88,53 @@ async fn first_line(tcp: &TcpStream, wait: Duration) -> Vec<u8> {
     }
 }
 
-/// Relays `client` to the leader at `leader` until either side closes or
-/// `stop` fires (the leader changed, or shutdown).
-pub(crate) async fn relay(mut client: TcpStream, leader: SocketAddr, stop: CancellationToken) {
+/// Relays `client` to the leader at `leader` until either side closes,
+/// `stop` fires (the leader changed, or shutdown), or this node's view of
+/// the cluster goes stale; `false` if the leader could not be reached (the
+/// client got `503`).
+///
+/// # Nothing a client gave up on is delivered late
+///
+/// Bytes from the client are passed on only while the node's view is
+/// fresh ([`Node::fresh`]). A follower that was paused holds whatever its
+/// clients sent meanwhile; they have long given up on that connection (the
+/// load balancer closed it) and re-sent their requests elsewhere. On waking
+/// it drops those bytes and the connection, instead of delivering a move
+/// that its sender saw fail, seconds later, on top of the game.
+pub(crate) async fn relay(
+    client: TcpStream,
+    leader: SocketAddr,
+    node: &Node,
+    stop: CancellationToken,
+) -> bool {
     let upstream = tokio::time::timeout(CONNECT, TcpStream::connect(leader)).await;
-    let Ok(Ok(mut upstream)) = upstream else {
+    let Ok(Ok(upstream)) = upstream else {
         tracing::debug!(%leader, "the leader cannot be reached");
         unavailable(client).await;
-        return;
+        return false;
     };
     let _ = upstream.set_nodelay(true);
+    let (mut from_client, mut to_client) = client.into_split();
+    let (mut from_leader, mut to_leader) = upstream.into_split();
+    let up = async {
+        let mut buf = vec![0; 16 * 1024];
+        loop {
+            let n = match from_client.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            if !node.fresh() || to_leader.write_all(&buf[..n]).await.is_err() {
+                return;
+            }
+        }
+    };
+    let down = tokio::io::copy(&mut from_leader, &mut to_client);
     tokio::select! {
-        _ = tokio::io::copy_bidirectional(&mut client, &mut upstream) => {}
+        () = up => {}
+        _ = down => {}
         () = stop.cancelled() => {}
     }
+    true
 }
 
 /// Answers `503` (no leader to serve the request) and closes.
