@@ -21,11 +21,15 @@ mod testdb;
 
 use common::WAIT;
 
-/// How long a node's lease lasts here.
-const LEASE: &str = "600ms";
+/// How long a node's lease lasts here (`OXO_TEST_LEASE` for the
+/// measurement below).
+fn lease() -> String {
+    std::env::var("OXO_TEST_LEASE").unwrap_or_else(|_| "600ms".to_owned())
+}
 
 async fn node(url: &str, id: u16) -> (Child, SocketAddr) {
     let id = id.to_string();
+    let lease = lease();
     let args = [
         "serve",
         "--addr",
@@ -35,7 +39,7 @@ async fn node(url: &str, id: u16) -> (Child, SocketAddr) {
         "--node-id",
         &id,
         "--lease",
-        LEASE,
+        &lease,
         "--rate-limit",
         "0",
     ];
