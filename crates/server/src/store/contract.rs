@@ -33,7 +33,27 @@ use oxo_protocol::{GameRecord, GameSummary};
 
 use super::rows::{GamesQuery, LeaderRow, PlayerRow, SavedTable, Write};
 use crate::error::ServerError;
-use crate::ids::TokenHash;
+use crate::ids::{TokenHash, now_ms};
+
+/// `/healthz`'s probe of `store`: a write of the health row, which must be
+/// durable within `limit`.
+///
+/// # Errors
+///
+/// Why it is not healthy, in a line.
+pub(crate) async fn probe_write(
+    store: &(impl Store + ?Sized),
+    limit: Duration,
+) -> Result<(), String> {
+    let probe = vec![Write::HealthProbe { at_ms: now_ms() }];
+    match tokio::time::timeout(limit, store.commit(probe)).await {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(_) => Err(format!(
+            "the database did not take a write within {} ms",
+            limit.as_millis()
+        )),
+    }
+}
 
 /// A store's answer, some time later.
 pub(crate) type StoreFuture<'a, T> = BoxFuture<'a, Result<T, ServerError>>;

@@ -38,6 +38,16 @@ pub(crate) fn parse<T: Name>(what: &str, text: &str) -> Result<T, ServerError> {
         .map_err(|_| ServerError::Corrupt(format!("{what} {text:?}")))
 }
 
+/// A stored token hash: exactly 32 bytes.
+///
+/// # Errors
+///
+/// [`ServerError::Corrupt`] for any other length.
+pub(crate) fn token_hash_of(blob: &[u8]) -> Result<crate::ids::TokenHash, ServerError> {
+    crate::ids::TokenHash::try_from(blob)
+        .map_err(|_| ServerError::Corrupt("token hash is not 32 bytes".into()))
+}
+
 /// The stored JSON of a structured value.
 ///
 /// # Errors

@@ -51,9 +51,9 @@ pub(crate) use self::lease::CLAIM_BATCH;
 pub(crate) use self::lease::Held;
 use self::lease::Lease;
 use crate::error::ServerError;
-use crate::ids::{TokenHash, now_ms};
+use crate::ids::TokenHash;
 use crate::metrics::Metrics;
-use crate::store::contract::{Store, StoreFuture};
+use crate::store::contract::{Store, StoreFuture, probe_write};
 use crate::store::rows::{GamesQuery, LeaderRow, PlayerRow, SavedTable, Write};
 
 /// How many node ids there are: keys are `counter × NODES + node`.
@@ -178,17 +178,6 @@ impl Postgres {
         let held = lease::claim(&**client, self.lease, all).await?;
         reads::load_tables(&**client, &held).await
     }
-
-    async fn health_check(&self, limit: Duration) -> Result<(), String> {
-        let probe = vec![Write::HealthProbe { at_ms: now_ms() }];
-        match tokio::time::timeout(limit, self.commit_now(probe)).await {
-            Ok(result) => result.map_err(|e| e.to_string()),
-            Err(_) => Err(format!(
-                "the database did not take a write within {} ms",
-                limit.as_millis()
-            )),
-        }
-    }
 }
 
 impl Store for Postgres {
@@ -230,7 +219,7 @@ impl Store for Postgres {
     }
 
     fn health(&self, limit: Duration) -> BoxFuture<'_, Result<(), String>> {
-        Box::pin(self.health_check(limit))
+        Box::pin(probe_write(self, limit))
     }
 
     /// Claims, for this node, every open table, and reads them back (a

@@ -22,17 +22,12 @@ use crate::store::rows::{
     GamePlayer, GameRow, GameStart, GamesQuery, MoveRow, PLAYER_SCAN, PlayerRow, SavedGame,
     SavedTable, TableRow,
 };
-use crate::store::text::{self, from_json};
+use crate::store::text::{self, from_json, token_hash_of};
 
 /// A `BIGINT` column that holds a `u32`.
 fn small(r: &Row, at: usize, what: &str) -> Result<u32, ServerError> {
     let n: i64 = r.try_get(at).map_err(db)?;
     u32::try_from(n).map_err(|_| ServerError::Corrupt(format!("{what} {n}")))
-}
-
-/// A stored token hash: exactly 32 bytes.
-fn token_hash_of(blob: &[u8]) -> Result<TokenHash, ServerError> {
-    TokenHash::try_from(blob).map_err(|_| ServerError::Corrupt("token hash is not 32 bytes".into()))
 }
 
 /// The player holding `token_hash`, if any.

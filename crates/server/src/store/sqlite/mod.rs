@@ -57,9 +57,9 @@ use tokio::sync::{mpsc, oneshot};
 use self::writer::{LastCommit, Op, ReadJob};
 use crate::config::DbLocation;
 use crate::error::ServerError;
-use crate::ids::{TokenHash, now_ms};
+use crate::ids::TokenHash;
 use crate::metrics::Metrics;
-use crate::store::contract::{Store, StoreFuture};
+use crate::store::contract::{Store, StoreFuture, probe_write};
 use crate::store::rows::{GamesQuery, PlayerRow, SavedTable, Write};
 
 /// How recent a successful commit must be for [`Store::health`] to skip
@@ -235,14 +235,7 @@ impl Sqlite {
         if fresh {
             return Ok(());
         }
-        let probe = vec![Write::HealthProbe { at_ms: now_ms() }];
-        match tokio::time::timeout(limit, self.commit(probe)).await {
-            Ok(result) => result.map_err(|e| e.to_string()),
-            Err(_) => Err(format!(
-                "the database did not take a write within {} ms",
-                limit.as_millis()
-            )),
-        }
+        probe_write(self, limit).await
     }
 
     async fn shut(&self) {

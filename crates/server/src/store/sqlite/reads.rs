@@ -17,11 +17,6 @@ use crate::ids::TokenHash;
 use crate::store::rows::{GamePlayer, GameRow, GameStart, GamesQuery, PLAYER_SCAN, PlayerRow};
 use crate::store::text::{self, from_json};
 
-/// A stored token hash: exactly 32 bytes.
-pub(super) fn token_hash_of(blob: &[u8]) -> Result<TokenHash, ServerError> {
-    TokenHash::try_from(blob).map_err(|_| ServerError::Corrupt("token hash is not 32 bytes".into()))
-}
-
 /// The player holding `token_hash`, if any.
 pub(super) fn player_by_token(
     conn: &Connection,

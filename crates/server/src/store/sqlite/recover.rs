@@ -26,11 +26,10 @@ use oxo_core::ByPlayer;
 use oxo_protocol::Scores;
 use rusqlite::{Connection, Row};
 
-use super::reads::token_hash_of;
 use crate::error::ServerError;
 use crate::store::replay::saved_game;
 use crate::store::rows::{MoveRow, PlayerRow, SavedGame, SavedTable, TableRow};
-use crate::store::text::{self, from_json};
+use crate::store::text::{self, from_json, token_hash_of};
 
 /// What recovery found: the tables to resume, and those skipped.
 #[derive(Debug, Default)]
