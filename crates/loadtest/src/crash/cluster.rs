@@ -10,29 +10,19 @@
 //! `oxo_cluster_leader` gauge, where the tables are), the second pauses it;
 //! after that half of the faults hit the leader, and a third are pauses.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use oxo_core::Rng;
-use oxo_protocol::TableId;
 use serde::{Deserialize, Serialize};
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
-use tokio::time::Instant;
 
 use super::CrashReport;
-use super::verify::verify;
+use super::games::Games;
 use crate::config::Target;
-use crate::ctx::Ctx;
 use crate::error::Error;
-use crate::game::run_game;
 use crate::http;
-use crate::ledger::Ledger;
 
 /// What the cluster crash test is asked to do.
 #[derive(Clone, Debug)]
@@ -213,30 +203,15 @@ pub async fn cluster_test(
     let url = cluster.url()?;
     let nodes = cluster.nodes()?;
     let mut rng = Rng::new(config.seed);
-    let ledger = Arc::new(Ledger::default());
-    let (plain, controls) = Ctx::new(Target::local(url));
-    let ctx = Arc::new(Ctx {
-        think: config.think,
-        timeout: Duration::from_secs(5),
-        setup: Arc::new(Semaphore::new(64)),
-        seed: config.seed,
-        ledger: Some(Arc::clone(&ledger)),
-        ..plain
-    });
-    let stats = Arc::clone(&ctx.stats);
-    stats.set_measuring(true);
-    let mut tasks = JoinSet::new();
-    for i in 0..config.games {
-        tasks.spawn(run_game(Arc::clone(&ctx), i));
-    }
-    let ready_by = Instant::now() + Duration::from_secs(30);
-    while (stats.games_ready.load(Relaxed) as usize) < config.games && Instant::now() < ready_by {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    log(&format!(
-        "{} games playing through {url}",
-        stats.games_ready.load(Relaxed)
-    ));
+    let games = Games::start(
+        Target::local(url),
+        config.games,
+        config.think,
+        config.seed,
+        Duration::from_secs(30),
+    )
+    .await;
+    log(&format!("{} games playing through {url}", games.ready()));
 
     let mut report = ClusterReport::default();
     let db_restart_at = config.faults / 2;
@@ -260,7 +235,7 @@ pub async fn cluster_test(
         } else {
             ""
         };
-        let acked = stats.moves_total.load(Relaxed);
+        let acked = games.acknowledged();
         let n = node.to_string();
         let pause = match fault {
             0 => false,
@@ -287,50 +262,9 @@ pub async fn cluster_test(
         }
     }
 
-    // The games must move again after the last fault.
-    let mark = ledger.progress();
-    tokio::time::sleep(config.settle).await;
-    let end = ledger.progress();
-    let open: Vec<TableId> = ledger.lock().open.iter().cloned().collect();
-    let stuck: Vec<&TableId> = open
-        .iter()
-        .filter(|t| end.get(*t).copied().unwrap_or(0) <= mark.get(*t).copied().unwrap_or(0))
-        .collect();
-    controls.stop();
-    let drain_by = Instant::now() + Duration::from_secs(10);
-    while !tasks.is_empty() {
-        tokio::select! {
-            _ = tasks.join_next() => {}
-            () = tokio::time::sleep_until(drain_by) => { tasks.abort_all(); break; }
-        }
-    }
-
-    let crash = &mut report.crash;
-    crash.games = config.games;
-    crash.tables = open.len() as u64;
-    crash.stuck_tables = stuck.len() as u64;
-    for t in stuck.iter().take(5) {
-        crash.problems.push(format!(
-            "table {t} made no progress in {:?} after the last fault",
-            config.settle
-        ));
-    }
-    verify(&ledger, url, crash).await;
-    {
-        let inner = ledger.lock();
-        crash.in_doubt_moves = inner.in_doubt;
-        crash.seat_resumes = inner.resumed;
-        crash.seat_resume_failures = inner.resume_failed;
-    }
-    crash.client_errors = stats.errors();
-    let errors: BTreeMap<String, u64> = crash.client_errors.clone();
-    for (kind, n) in &errors {
-        if kind.starts_with("protocol:") || kind.starts_with("seat") {
-            crash
-                .problems
-                .push(format!("{n} client errors of kind {kind}"));
-        }
-    }
+    games
+        .finish(config.settle, url, "fault", &mut report.crash)
+        .await;
     report.stale_writes_refused = cluster.sum(nodes, "oxo_stale_writes_refused_total").await;
     report.tables_taken_over = cluster.sum(nodes, "oxo_tables_taken_over_total").await;
     Ok(report)
