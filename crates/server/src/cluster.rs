@@ -96,7 +96,7 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
                 leader = leader.node,
                 "lost the leader's post: stopping every table"
             );
-            for lost in shared.tables.lost(&HashMap::new(), Instant::now()) {
+            for lost in shared.tables.all() {
                 lost.send(TableCmd::Lost).await;
             }
         }

@@ -132,6 +132,16 @@ impl Tables {
             .remove(id);
     }
 
+    /// Every table open here.
+    pub(crate) fn all(&self) -> Vec<TableHandle> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
+    }
+
     /// The tables in `held` (key to epoch) that do not run here.
     pub(crate) fn not_running(&self, held: &HashMap<i64, i64>) -> Vec<(i64, i64)> {
         let tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);

@@ -355,8 +355,16 @@ impl Table {
     /// store that fails leaves the state as it was (`OnFailure::Refuse`) or
     /// closes the table in memory (`OnFailure::Abort`).
     async fn execute(&mut self, plan: Plan, on_failure: OnFailure) -> Result<Reply, ClientError> {
-        let writes = self.writes(&plan);
-        if writes.len() > 1 {
+        let mut writes = self.writes(&plan);
+        if !writes.is_empty() {
+            // Every commit of the table holds only under its lease.
+            writes.insert(
+                0,
+                Write::Fence {
+                    table: self.seq,
+                    epoch: self.epoch,
+                },
+            );
             if let Err(e) = self.env.store.commit(writes).await {
                 if let ServerError::Fenced { .. } = e {
                     tracing::warn!(table = %self.id, error = %e, "the table has a new owner");
@@ -414,11 +422,8 @@ impl Table {
     /// changed), then what each event says.
     fn writes(&self, plan: &Plan) -> Vec<Write> {
         let next = plan.next();
+        // Room for the fence `execute` puts first.
         let mut writes = Vec::with_capacity(plan.events().len() + 2);
-        writes.push(Write::Fence {
-            table: self.seq,
-            epoch: self.epoch,
-        });
         if plan.stored {
             writes.push(Write::Table(Box::new(self.row(next))));
         }
