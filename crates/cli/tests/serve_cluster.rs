@@ -24,7 +24,7 @@ use common::WAIT;
 /// How long a node's lease lasts here (`OXO_TEST_LEASE` for the
 /// measurement below).
 fn lease() -> String {
-    std::env::var("OXO_TEST_LEASE").unwrap_or_else(|_| "600ms".to_owned())
+    std::env::var("OXO_TEST_LEASE").unwrap_or_else(|_| "1s".to_owned())
 }
 
 async fn node(url: &str, id: u16) -> (Child, SocketAddr) {

@@ -45,7 +45,13 @@ impl Server {
     }
 
     pub async fn with(config: Config) -> Server {
-        let state = AppState::new(config).expect("server state");
+        // Opening the store blocks (PostgreSQL's migrations, SQLite's
+        // file): on a thread of its own, so that the other servers this
+        // test runs on the same runtime (a cluster's nodes) go on meanwhile.
+        let state = tokio::task::spawn_blocking(move || AppState::new(config))
+            .await
+            .expect("server start-up")
+            .expect("server state");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
