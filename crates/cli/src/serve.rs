@@ -47,6 +47,12 @@ pub(crate) struct ServeArgs {
     /// (only with a PostgreSQL database).
     #[arg(long, env = "OXO_NODE_ID", value_parser = clap::value_parser!(u16).range(0..1024))]
     node_id: Option<u16>,
+    /// Cluster only: the message bus, `nats://HOST:PORT`. With it every
+    /// node runs its own share of the tables and forwards requests for the
+    /// others' over the bus; without it one node (the leader) runs them
+    /// all and the others relay their clients to it (see docs/cluster.md).
+    #[arg(long, env = "OXO_BUS")]
+    bus: Option<String>,
     /// Cluster only: how long a node keeps its tables without renewing its
     /// lease; a node that dies or stops loses them to the others this long
     /// after its last renewal, e.g. `2s`.
@@ -144,6 +150,14 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
     if args.node_id.is_some() && !matches!(db, DbLocation::Postgres { .. }) {
         anyhow::bail!("--node-id is for a cluster on PostgreSQL; --db is a SQLite file here");
     }
+    if let Some(bus) = &args.bus {
+        if !matches!(db, DbLocation::Postgres { .. }) {
+            anyhow::bail!("--bus is for a cluster on PostgreSQL; --db is a SQLite file here");
+        }
+        if !bus.starts_with("nats://") {
+            anyhow::bail!("--bus takes a NATS URL, nats://HOST:PORT (got {bus:?})");
+        }
+    }
     let rate_limit = if args.rate_limit > 0.0 {
         // Bursts of twice the rate, and at least a few messages.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -170,6 +184,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
         max_tables_per_player: args.max_tables_per_player,
         trusted_proxies: args.trusted_proxies.clone(),
         lease_ttl: args.lease,
+        bus: args.bus.clone(),
         ..Config::default()
     })
 }

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::bus;
 use crate::cluster;
 use crate::config::{Config, DbLocation};
 use crate::error::ServerError;
@@ -77,6 +78,13 @@ impl AppState {
             shared
                 .tasks
                 .spawn(cluster::run(Arc::clone(&shared), Arc::clone(node)));
+            if let (Some(url), DbLocation::Postgres { node, .. }) =
+                (&shared.config.bus, &shared.config.db)
+            {
+                shared
+                    .tasks
+                    .spawn(bus::run(Arc::clone(&shared), url.clone(), *node));
+            }
         }
         shared.tasks.spawn(lobby::run(
             Arc::clone(&shared.lobby),

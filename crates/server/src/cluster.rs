@@ -39,6 +39,9 @@ use crate::table;
 
 /// Leads or follows until the server shuts down.
 pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
+    if shared.on_bus() {
+        return run_own_share(shared, node).await;
+    }
     let addr = loop {
         let listening = node.changed.notified();
         if let Some(addr) = node.addr.get() {
@@ -59,6 +62,57 @@ pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
             () = node.wake.notified() => {}
         }
         round(&shared, &node, &addr).await;
+    }
+}
+
+/// With a bus, every node runs its own share of the tables: every third of
+/// a lease it renews its leases, lets go of what it lost, and claims what
+/// is orphaned (no leader's post).
+async fn run_own_share(shared: Arc<Shared>, node: Arc<Node>) {
+    shared.metrics.leader.store(1, Relaxed);
+    node.set_leader(Leader::Me);
+    let every = shared.config.lease_ttl / 3;
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = shared.shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+            () = node.wake.notified() => {}
+        }
+        let began = Instant::now();
+        if renew(&shared, &node, began).await {
+            claim(&shared, false).await;
+        }
+    }
+}
+
+/// Renews this node's leases; stops the tables it lost and reloads those
+/// it holds but does not run. Whether the database answered.
+async fn renew(shared: &Shared, node: &Node, began: Instant) -> bool {
+    match shared.store.renew_leases().await {
+        Ok(Some(held)) => {
+            node.renewed(began, shared.config.lease_ttl);
+            let held: HashMap<i64, i64> = held.into_iter().collect();
+            for lost in shared.tables.lost(&held, began) {
+                lost.send(TableCmd::Lost).await;
+            }
+            // Tables this node holds but does not run (one stopped after a
+            // failed commit): resumed from the database.
+            let idle = shared.tables.not_running(&held);
+            if !idle.is_empty() {
+                match shared.store.load_held(idle).await {
+                    Ok(saved) => resume(shared, saved),
+                    Err(e) => tracing::warn!(error = %e, "could not reload tables"),
+                }
+            }
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not renew table leases");
+            false
+        }
     }
 }
 
@@ -111,31 +165,9 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
         node.set_leader(Leader::Me);
         return;
     }
-    let asked = Instant::now();
-    match shared.store.renew_leases().await {
-        Ok(Some(held)) => {
-            node.renewed(began, shared.config.lease_ttl);
-            let held: HashMap<i64, i64> = held.into_iter().collect();
-            for lost in shared.tables.lost(&held, asked) {
-                lost.send(TableCmd::Lost).await;
-            }
-            // Tables this node holds but does not run (one stopped after a
-            // failed commit): resumed from the database.
-            let idle = shared.tables.not_running(&held);
-            if !idle.is_empty() {
-                match shared.store.load_held(idle).await {
-                    Ok(saved) => resume(shared, saved),
-                    Err(e) => tracing::warn!(error = %e, "could not reload tables"),
-                }
-            }
-        }
-        Ok(None) => return,
-        Err(e) => {
-            tracing::warn!(error = %e, "could not renew table leases");
-            return;
-        }
+    if renew(shared, node, began).await {
+        claim(shared, false).await;
     }
-    claim(shared, false).await;
 }
 
 /// What a claim found.
@@ -155,8 +187,12 @@ async fn claim(shared: &Shared, all: bool) -> Claimed {
             let n = saved.len();
             if n > 0 {
                 shared.metrics.taken_over.fetch_add(n as u64, Relaxed);
+                let ids: Vec<Arc<str>> = saved.iter().map(|t| Arc::clone(&t.row.id)).collect();
                 resume(shared, saved);
                 tracing::info!(tables = n, "took over tables");
+                if let Some(link) = shared.bus.get() {
+                    crate::bus::announce_taken(link, ids).await;
+                }
             }
             if n >= CLAIM_BATCH {
                 Claimed::More

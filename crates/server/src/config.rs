@@ -114,6 +114,12 @@ pub struct Config {
     /// to the others this long after its last renewal (it renews every
     /// third of it).
     pub lease_ttl: Duration,
+    /// Cluster only: the message bus (a `nats://` URL) through which the
+    /// nodes forward requests and events, so that each node runs its own
+    /// share of the tables (see docs/cluster.md). Without it, one node
+    /// leads and runs every table, and the others relay their clients'
+    /// connections to it.
+    pub bus: Option<String>,
 }
 
 impl Default for Config {
@@ -140,6 +146,7 @@ impl Default for Config {
             lobby_max_tables: 100,
             trusted_proxies: Vec::new(),
             lease_ttl: Duration::from_secs(2),
+            bus: None,
         }
     }
 }

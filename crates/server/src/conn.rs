@@ -41,10 +41,11 @@ pub(crate) fn encode(msg: &ServerMsg) -> Utf8Bytes {
     }
 }
 
-/// The frames waiting for the socket.
+/// The frames waiting for the socket, each marked when it is the reply to
+/// a request (which a cluster's bus needs to tell apart; see `bus`).
 #[derive(Debug, Default)]
 struct Queue {
-    frames: VecDeque<Utf8Bytes>,
+    frames: VecDeque<(Utf8Bytes, bool)>,
     /// The connection has ended: frames sent now are dropped.
     shut: bool,
 }
@@ -113,7 +114,7 @@ impl Outbox {
     /// Queues a frame and wakes the connection's task. A full queue (in
     /// frames or bytes) closes the connection (too slow).
     pub(crate) fn send(&self, frame: Utf8Bytes) {
-        if self.push(frame) {
+        if self.push(frame, false) {
             self.ready.notify_one();
         }
     }
@@ -122,11 +123,11 @@ impl Outbox {
     /// that a reply to the same client follows at once (the state a move
     /// made, then its `ok`), so that both leave in one write.
     pub(crate) fn send_quiet(&self, frame: Utf8Bytes) {
-        self.push(frame);
+        self.push(frame, false);
     }
 
-    /// Queues a frame; whether it was queued.
-    fn push(&self, frame: Utf8Bytes) -> bool {
+    /// Queues a frame, marked as a reply or not; whether it was queued.
+    fn push(&self, frame: Utf8Bytes, reply: bool) -> bool {
         let len = frame.len();
         let queued = self.queued_bytes.fetch_add(len, AcqRel) + len;
         if queued > self.max_bytes {
@@ -146,7 +147,7 @@ impl Outbox {
             self.close(close::POLICY, "too slow: the send queue is full");
             false
         } else {
-            queue.frames.push_back(frame);
+            queue.frames.push_back((frame, reply));
             true
         }
     }
@@ -154,15 +155,26 @@ impl Outbox {
     /// The next queued frame, if any. The caller hands it to the socket
     /// (or drops it) and then calls [`Outbox::taken`].
     pub(crate) fn try_recv(&self) -> Option<Utf8Bytes> {
+        self.try_recv_marked().map(|(frame, _)| frame)
+    }
+
+    /// The next queued frame, if any, and whether it is a reply.
+    pub(crate) fn try_recv_marked(&self) -> Option<(Utf8Bytes, bool)> {
         self.queue().frames.pop_front()
     }
 
     /// The next queued frame, waiting for one. Cancel-safe.
     pub(crate) async fn recv(&self) -> Utf8Bytes {
+        self.recv_marked().await.0
+    }
+
+    /// The next queued frame and whether it is a reply, waiting for one.
+    /// Cancel-safe.
+    pub(crate) async fn recv_marked(&self) -> (Utf8Bytes, bool) {
         loop {
             // Made before looking: a frame queued after the look wakes it.
             let ready = self.ready.notified();
-            if let Some(frame) = self.try_recv() {
+            if let Some(frame) = self.try_recv_marked() {
                 return frame;
             }
             ready.await;
@@ -177,7 +189,7 @@ impl Outbox {
             queue.shut = true;
             std::mem::take(&mut queue.frames)
         };
-        for frame in frames {
+        for (frame, _) in frames {
             self.taken(frame.len());
         }
     }
@@ -203,7 +215,15 @@ impl Outbox {
 
     /// Queues the reply to a request passed on with [`Outbox::owe_reply`].
     pub(crate) fn reply(&self, msg: &ServerMsg) {
-        self.send_msg(msg);
+        self.reply_frame(encode(msg));
+    }
+
+    /// Queues the reply to a request passed on with [`Outbox::owe_reply`],
+    /// serialized already (by the node that ran the table, in a cluster).
+    pub(crate) fn reply_frame(&self, frame: Utf8Bytes) {
+        if self.push(frame, true) {
+            self.ready.notify_one();
+        }
         if self.owed.fetch_sub(1, AcqRel) == 1 && self.unsent.load(Acquire) == 0 {
             self.idle.notify_one();
         }

@@ -1,19 +1,24 @@
 //! How the rest of the server talks to tables: each table's command queue
 //! and published status, and the registry of open tables. A leaf: it knows
-//! nothing of the actors behind the queues.
+//! nothing of the actors behind the queues, nor of the bus behind a table
+//! that runs on another node of a cluster ([`Forward`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::future::BoxFuture;
 use oxo_core::{Player, Square};
 use oxo_protocol::{GameId, TableStatus};
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use crate::accounts::Account;
 use crate::conn::Conn;
 use crate::live::LiveStatus;
 
-/// A request for a table, from a connection.
-#[derive(Debug)]
+/// A request for a table, from a connection. (Serializable: in a cluster
+/// it may travel to the node that runs the table.)
+#[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum TableReq {
     Join(Option<Player>),
     Watch,
@@ -52,16 +57,36 @@ pub(crate) enum TableCmd {
     /// A connection closed.
     Detach(u64),
     /// A seated player changed their name.
-    Renamed,
+    Renamed(Arc<Account>),
     /// Another node took the table over (cluster): stop here without
     /// writing anything.
     Lost,
 }
 
+/// How commands reach a table that runs on another node of a cluster
+/// (implemented by the bus).
+pub(crate) trait Forward: Send + Sync + std::fmt::Debug {
+    /// Passes `cmd` on to the table's node; `false` if the table is not
+    /// there (it closed, or is moving to another node).
+    fn send(&self, cmd: TableCmd) -> BoxFuture<'_, bool>;
+
+    /// Whether the table's node has said it no longer runs the table.
+    fn is_gone(&self) -> bool;
+}
+
+/// Where a handle's commands go.
+#[derive(Clone, Debug)]
+enum Route {
+    /// The queue of an actor on this node.
+    Local(mpsc::Sender<TableCmd>),
+    /// A table on another node.
+    Remote(Arc<dyn Forward>),
+}
+
 /// A handle to send commands to a table.
 #[derive(Clone, Debug)]
 pub(crate) struct TableHandle {
-    tx: mpsc::Sender<TableCmd>,
+    route: Route,
     live: LiveStatus,
     /// The table's key and the lease epoch its actor holds it under.
     lease: (i64, i64),
@@ -78,16 +103,31 @@ impl TableHandle {
         lease: (i64, i64),
     ) -> TableHandle {
         TableHandle {
-            tx,
+            route: Route::Local(tx),
             live,
             lease,
             since: std::time::Instant::now(),
         }
     }
 
+    /// A handle on a table that runs on another node. Its status is not
+    /// followed here: it reads as in progress (never let go of to make
+    /// room) until the table's node says it is gone.
+    pub(crate) fn remote(forward: Arc<dyn Forward>) -> TableHandle {
+        TableHandle {
+            route: Route::Remote(forward),
+            live: LiveStatus::new(TableStatus::InProgress),
+            lease: (0, 0),
+            since: std::time::Instant::now(),
+        }
+    }
+
     /// Queues a command; `false` if the table has gone.
     pub(crate) async fn send(&self, cmd: TableCmd) -> bool {
-        self.tx.send(cmd).await.is_ok()
+        match &self.route {
+            Route::Local(tx) => tx.send(cmd).await.is_ok(),
+            Route::Remote(forward) => forward.send(cmd).await,
+        }
     }
 
     /// The table's status as last published by its actor.
@@ -97,7 +137,11 @@ impl TableHandle {
 
     /// Whether the table has closed (or its actor stopped).
     pub(crate) fn is_closed(&self) -> bool {
-        self.tx.is_closed() || self.live.get() == TableStatus::Closed
+        let gone = match &self.route {
+            Route::Local(tx) => tx.is_closed(),
+            Route::Remote(forward) => forward.is_gone(),
+        };
+        gone || self.live.get() == TableStatus::Closed
     }
 }
 

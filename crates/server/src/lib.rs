@@ -48,6 +48,7 @@ mod accept;
 mod accounts;
 mod assets;
 mod boot;
+mod bus;
 mod client;
 mod close;
 mod cluster;
@@ -145,7 +146,9 @@ pub async fn run(
         drain: config.shutdown_timeout,
         trusted_proxies: Arc::from(config.trusted_proxies.as_slice()),
         metrics: Arc::clone(&state.shared.metrics),
-        node,
+        // With a bus, every node serves its own clients; without one,
+        // followers relay them to the leader.
+        node: node.filter(|_| config.bus.is_none()),
     };
     accept::serve(listener, app(state.clone()), settings, token).await;
     state.shutdown().await;

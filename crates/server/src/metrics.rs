@@ -95,6 +95,15 @@ pub(crate) struct Metrics {
     /// Connections a follower answered 503 (no leader known, or it could
     /// not be reached).
     pub(crate) unavailable: AtomicU64,
+    /// Requests and attachments this node forwarded over the bus to the
+    /// node that runs their table.
+    pub(crate) forwarded: AtomicU64,
+    /// Frames the bus brought for this node's clients from other nodes.
+    pub(crate) relayed_frames: AtomicU64,
+    /// Connections closed because a frame from another node was missing.
+    pub(crate) bus_gaps: AtomicU64,
+    /// Round trip of a forwarded command to its table's node and back.
+    pub(crate) bus_latency: Histogram,
     /// Finished rounds.
     pub(crate) games_finished: AtomicU64,
     /// Lobby watchers.
@@ -214,6 +223,29 @@ impl Metrics {
             "oxo_unavailable_total",
             "Connections answered 503 because no leader was known or reachable (cluster failover).",
             &self.unavailable,
+        );
+        counter(
+            &mut out,
+            "oxo_forwarded_requests_total",
+            "Requests and attachments forwarded over the bus to the node that runs their table (cluster with a bus).",
+            &self.forwarded,
+        );
+        counter(
+            &mut out,
+            "oxo_bus_frames_total",
+            "Frames the bus brought from other nodes' tables to this node's clients.",
+            &self.relayed_frames,
+        );
+        counter(
+            &mut out,
+            "oxo_bus_gaps_total",
+            "Connections closed (1013) because a frame from another node went missing on the bus; the client re-syncs.",
+            &self.bus_gaps,
+        );
+        self.bus_latency.render(
+            &mut out,
+            "oxo_bus_round_trip_seconds",
+            "Round trip of a forwarded command to the node that runs its table and back (bus latency).",
         );
         gauge(
             &mut out,

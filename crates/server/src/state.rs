@@ -8,14 +8,15 @@
 //! types, composed at the top (as mini-redis composes `Db`, `Connection`
 //! and `Shutdown` in its `Listener`).
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Accounts;
+use crate::bus::link::Link;
 use crate::config::{Config, DbLocation};
 use crate::conn::Outbox;
 use crate::handle::{TableHandle, Tables};
@@ -50,6 +51,8 @@ pub(crate) struct Shared {
     pub(crate) next_conn: AtomicU64,
     /// This node's view of its cluster; `None` for a server on its own.
     pub(crate) node: Option<Arc<Node>>,
+    /// In a cluster with a bus, this node's end of it, once connected.
+    pub(crate) bus: OnceLock<Arc<Link>>,
 }
 
 impl Shared {
@@ -70,12 +73,19 @@ impl Shared {
             tasks: TaskTracker::new(),
             next_conn: AtomicU64::new(1),
             node,
+            bus: OnceLock::new(),
         }
     }
 
     /// The table with this id, if open.
     pub(crate) fn table(&self, id: &str) -> Option<TableHandle> {
         self.tables.get(id)
+    }
+
+    /// Whether this node is in a cluster with a bus: each node runs its own
+    /// share of the tables.
+    pub(crate) fn on_bus(&self) -> bool {
+        self.node.is_some() && self.config.bus.is_some()
     }
 
     /// What a table's actor uses of the server.

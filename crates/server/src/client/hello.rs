@@ -92,7 +92,7 @@ impl Client {
         self.conn = Some(conn.clone());
         // The games to resume: tables in play. Finished rounds are not
         // listed or re-attached; a client that wants one back joins it.
-        let tables = account.tables_in_play();
+        let tables = self.seats_in_play(&account).await;
         self.outbox.send_msg(&ServerMsg::Welcome {
             id,
             version: PROTOCOL_VERSION,
@@ -106,7 +106,7 @@ impl Client {
         });
         // Back in every seat in play: each table sends its state.
         for table_id in tables {
-            if let Some(handle) = self.shared.table(&table_id) {
+            if let Ok(handle) = self.find(&table_id).await {
                 if self.make_room(&table_id).await {
                     self.attached.insert(Arc::clone(&table_id), handle.clone());
                     let _ = handle.send(TableCmd::Attach(conn.clone())).await;
@@ -114,6 +114,25 @@ impl Client {
             }
         }
         Ok(())
+    }
+
+    /// The tables where `account` holds a seat in play: those here, and in
+    /// a cluster with a bus, on every node (from the database).
+    async fn seats_in_play(&self, account: &Account) -> Vec<Arc<str>> {
+        let mut tables = account.tables_in_play();
+        if self.shared.on_bus() {
+            match self.shared.store.seats_in_play(&account.id).await {
+                Ok(stored) => {
+                    for id in stored {
+                        if !tables.iter().any(|t| **t == *id) {
+                            tables.push(Arc::from(id));
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "could not list a player's tables"),
+            }
+        }
+        tables
     }
 
     /// A new player, stored before anyone hears of them, and their token;
@@ -187,7 +206,7 @@ impl Client {
     /// tables where the player sits show it at once.
     pub(super) async fn rename(
         &self,
-        account: &Account,
+        account: &Arc<Account>,
         name: Arc<str>,
         tell_tables: bool,
     ) -> Result<(), ClientError> {
@@ -206,9 +225,13 @@ impl Client {
         if !tell_tables {
             return Ok(());
         }
-        for table_id in account.tables() {
-            if let Some(handle) = self.shared.table(&table_id) {
-                let _ = handle.send(TableCmd::Renamed).await;
+        let mut tables = account.tables();
+        if self.shared.on_bus() {
+            tables = self.seats_in_play(account).await;
+        }
+        for table_id in tables {
+            if let Ok(handle) = self.find(&table_id).await {
+                let _ = handle.send(TableCmd::Renamed(Arc::clone(account))).await;
             }
         }
         Ok(())

@@ -208,5 +208,8 @@ impl Client {
         for (_, handle) in std::mem::take(&mut self.attached) {
             let _ = handle.send(TableCmd::Detach(self.outbox.id)).await;
         }
+        if let Some(link) = self.shared.bus.get() {
+            link.forget(self.outbox.id);
+        }
     }
 }

@@ -19,7 +19,7 @@ use super::validate;
 use super::{Client, Reply};
 use crate::conn::Conn;
 use crate::error::ClientError;
-use crate::handle::{TableCmd, TableReq, TableRequest};
+use crate::handle::{TableCmd, TableHandle, TableReq, TableRequest};
 use crate::ids::new_id;
 use crate::live::LiveStatus;
 use crate::table;
@@ -168,11 +168,8 @@ impl Client {
             return Err(ClientError::shutting_down());
         }
         let handle = match self.attached.get(table_id.as_str()) {
-            Some(h) => h.clone(),
-            None => match self.shared.table(table_id.as_str()) {
-                Some(h) => h,
-                None => return Err(self.missing(table_id.as_str()).await),
-            },
+            Some(h) if !h.is_closed() => h.clone(),
+            _ => self.find(table_id.as_str()).await?,
         };
         // Any request but leaving may attach the connection (a seated
         // player acting from a connection that is not attached yet is
@@ -204,6 +201,34 @@ impl Client {
 }
 
 impl Client {
+    /// The table `table_id`: here, or in a cluster with a bus, on the node
+    /// that runs it.
+    pub(super) async fn find(&self, table_id: &str) -> Result<TableHandle, ClientError> {
+        if let Some(handle) = self.shared.table(table_id) {
+            return Ok(handle);
+        }
+        if !self.shared.on_bus() {
+            return Err(self.missing(table_id).await);
+        }
+        let Some(link) = self.shared.bus.get() else {
+            // Not on the bus yet (start-up, or it is down).
+            return Err(ClientError::table_moved());
+        };
+        match self.shared.store.owner_of(table_id).await {
+            Ok(Some((owner, true))) if owner != link.node => {
+                let remote = link.table(owner, Arc::from(table_id));
+                Ok(TableHandle::remote(Arc::new(remote)))
+            }
+            // Being taken over, or this node's and being reloaded.
+            Ok(Some(_)) => Err(ClientError::table_moved()),
+            Ok(None) => Err(ClientError::no_such_table()),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look up a table's node");
+                Err(ClientError::table_moved())
+            }
+        }
+    }
+
     /// The refusal for a table that does not run here: `no_such_table`;
     /// in a cluster, `table_moving` (retryable) while the database still
     /// has it open (it is being taken over, or reloaded).

@@ -149,6 +149,31 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
         Box::pin(async { Ok(false) })
     }
 
+    /// Cluster only: who runs the open table `id`: `None` when it is
+    /// closed or unknown, else its owner's node id and whether that
+    /// owner's lease is still running (when not, the table is being taken
+    /// over).
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn owner_of<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<(u16, bool)>> {
+        let _ = id;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Cluster only: the open tables where `player` holds a seat in play
+    /// (waiting for an opponent or playing a round), oldest first: the
+    /// games a returning player is attached to again, wherever they run.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn seats_in_play<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Vec<String>> {
+        let _ = player;
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
     /// Cluster only: reads back the tables `held` (key, epoch) that this
     /// node holds but does not run, to resume them.
     ///

@@ -303,7 +303,7 @@ impl Table {
             }
             TableCmd::Detach(conn_id) => self.detach(conn_id),
             TableCmd::Lost => self.step_down(),
-            TableCmd::Renamed => {
+            TableCmd::Renamed(_) => {
                 self.lobby_dirty = true;
                 self.broadcast();
             }

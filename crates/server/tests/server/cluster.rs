@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::common::{Server, config, pair};
 
 #[path = "../../src/store/postgres/testdb.rs"]
-mod testdb;
+pub(crate) mod testdb;
 
 fn node(url: &str, node: u16) -> Config {
     Config {

@@ -10,6 +10,7 @@ mod table_model;
 
 mod api;
 mod assets;
+mod bus;
 mod cluster;
 mod explain;
 mod game;

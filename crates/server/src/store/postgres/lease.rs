@@ -113,6 +113,27 @@ pub(super) async fn release(client: &impl GenericClient, lease: Lease) -> Result
     Ok(())
 }
 
+/// The node that owns the open table `id`, and whether its lease runs
+/// still; `None` for a table closed or unknown.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn owner_of(
+    client: &impl GenericClient,
+    id: &str,
+) -> Result<Option<(u16, bool)>, ServerError> {
+    let sql = format!(
+        "SELECT owner, lease_until >= {DB_NOW_MS} FROM tables
+         WHERE id = $1 AND status <> 'closed'"
+    );
+    let row = client.query_opt(&sql, &[&id]).await.map_err(db)?;
+    Ok(row.map(|r| {
+        let node: i32 = r.get(0);
+        (u16::try_from(node).unwrap_or(u16::MAX), r.get(1))
+    }))
+}
+
 /// Becomes or stays the leader if the post is free (no leader, or its
 /// lease ran out) or this node holds it, serving at `addr`; returns the
 /// leader either way.

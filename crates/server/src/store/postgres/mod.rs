@@ -257,6 +257,20 @@ impl Store for Postgres {
         })
     }
 
+    fn owner_of<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<(u16, bool)>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            lease::owner_of(&**client, id).await
+        })
+    }
+
+    fn seats_in_play<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Vec<String>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            reads::seats_in_play(&**client, player).await
+        })
+    }
+
     fn load_held(&self, held: Vec<Held>) -> StoreFuture<'_, Vec<SavedTable>> {
         Box::pin(async move {
             let client = self.client().await?;

@@ -49,6 +49,23 @@ pub(super) async fn player_by_token(
     }))
 }
 
+/// The open tables where `player` holds a seat in play, oldest first.
+pub(super) async fn seats_in_play(
+    client: &impl GenericClient,
+    player: &str,
+) -> Result<Vec<String>, ServerError> {
+    let rows = client
+        .query(
+            "SELECT id FROM tables
+             WHERE status IN ('waiting', 'in_progress') AND (x_player = $1 OR o_player = $1)
+             ORDER BY seq",
+            &[&player],
+        )
+        .await
+        .map_err(db)?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
 /// The columns of `games` that [`game_row`] reads, in its order.
 const GAME_COLUMNS: &str = "seq, id, table_id, round, first, x_id, x_name, x_bot, o_id, o_name,
                             o_bot, started_ms, ended_ms, outcome, public";

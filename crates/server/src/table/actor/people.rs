@@ -190,9 +190,16 @@ impl Table {
     }
 
     /// Another node owns the table now (cluster): it stops here at once,
-    /// writing and telling nothing more, and its connections are let go of
-    /// it; the new owner has its durable state.
+    /// writing nothing more; the new owner has its durable state. The
+    /// connections at the table close (1013): their clients come back, by
+    /// way of any node, and see the table as its new owner has it.
     pub(super) fn step_down(&mut self) {
+        for m in &self.members {
+            m.outbox.close(
+                crate::close::TRY_AGAIN,
+                "the table is moving to another node; reconnect with your token",
+            );
+        }
         self.rules.close();
         self.live.set(self.rules.state().status());
         self.members.clear();
@@ -209,12 +216,6 @@ impl Table {
             self.abort();
             return;
         };
-        for m in &self.members {
-            m.outbox.close(
-                crate::close::TRY_AGAIN,
-                "the table is reloading; reconnect with your token",
-            );
-        }
         self.step_down();
         node.wake();
     }

@@ -1,0 +1,148 @@
+//! Two nodes on one PostgreSQL database and one NATS bus: each runs the
+//! tables created on it; a client on the other node plays there through
+//! the bus (requests forwarded, the table's frames relayed back); the
+//! lobby lists both nodes' tables; when a node stops, the other takes its
+//! tables over and the players, coming back, finish the game.
+
+use std::time::Duration;
+
+use oxo_core::Player;
+use oxo_protocol::TableStatus;
+use oxo_server::{Config, DbLocation};
+use serde_json::json;
+
+use crate::cluster::testdb;
+use crate::common::{Server, config};
+
+#[path = "../../src/bus/testbus.rs"]
+mod testbus;
+
+fn node(db: &str, bus: &str, node: u16) -> Config {
+    Config {
+        db: DbLocation::Postgres {
+            url: db.to_owned(),
+            node,
+        },
+        bus: Some(bus.to_owned()),
+        lease_ttl: Duration::from_millis(1_000),
+        ..config()
+    }
+}
+
+/// Waits until `server` is on the bus and serves its own tables.
+async fn ready(server: &Server) {
+    for _ in 0..200 {
+        let (_, metrics) = server.get("/metrics").await;
+        if metrics.contains("oxo_cluster_leader 1") {
+            // One more lease round for the bus to be up.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the node never came up");
+}
+
+#[tokio::test]
+async fn a_client_on_another_node_plays_through_the_bus_and_a_stopped_nodes_table_moves() {
+    let Some(db) = testdb::database() else {
+        return;
+    };
+    let Some(bus) = testbus::TestBus::start() else {
+        return;
+    };
+    let a = Server::with(node(&db, &bus.url, 1)).await;
+    let b = Server::with(node(&db, &bus.url, 2)).await;
+    ready(&a).await;
+    ready(&b).await;
+
+    // A watcher of the lobby on node 2 sees node 1's new public table.
+    let mut watcher = b.client("Wanda").await;
+    watcher.ok(json!({"type":"watch_lobby"})).await;
+
+    let mut x = a.client("Xena").await;
+    let mut o = b.client("Otto").await;
+    let created = x
+        .create(json!({"seat":"X", "starter":"x", "public": true}))
+        .await;
+    let table = created.id.to_string();
+    loop {
+        let lobby = watcher.until("lobby").await;
+        if lobby["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["id"] == json!(table))
+        {
+            break;
+        }
+    }
+
+    // O, on node 2, joins and plays on node 1's table.
+    o.ok(json!({"type":"join_table","table_id":table})).await;
+    x.table_until(|t| t.players.o.is_some()).await;
+    x.play(&table, "a1").await;
+    let seen = o.table_until(|t| t.board == "X........").await;
+    assert_eq!(seen.turn, Some(Player::O));
+    let after = o.play(&table, "b1").await;
+    assert_eq!(after.board, "XO.......");
+    x.table_until(|t| t.board == "XO.......").await;
+
+    // Chat and a refusal travel too.
+    o.ok(json!({"type":"chat","table_id":table,"text":"hi from node 2"}))
+        .await;
+    let chat = x.until("chat").await;
+    assert_eq!(chat["text"], "hi from node 2");
+    o.refused(
+        json!({"type":"move","table_id":table,"cell":"c3"}),
+        "not_your_turn",
+    )
+    .await;
+    let game_id = x.play(&table, "a2").await.game_id.unwrap();
+
+    let (_, metrics) = b.get("/metrics").await;
+    let forwarded = metric(&metrics, "oxo_forwarded_requests_total");
+    assert!(forwarded >= 4, "{metrics}");
+    assert!(metric(&metrics, "oxo_bus_frames_total") >= 4, "{metrics}");
+
+    // Node 1 stops: node 2 takes its table over; both players come back
+    // on node 2 and finish the game.
+    let (xt, ot) = (x.token.clone(), o.token.clone());
+    a.stop().await;
+    let (_, reason) = o.expect_close().await;
+    assert!(reason.contains("reconnect"), "{reason}");
+    drop(x);
+    let (mut x, welcome) = loop {
+        let (x, welcome) = b.resume(&xt).await;
+        if welcome["tables"] == json!([table]) {
+            break (x, welcome);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(welcome["tables"], json!([table]));
+    let state = x.table_until(|_| true).await;
+    assert_eq!(state.board, "XO.X.....");
+    let (mut o, _) = b.resume(&ot).await;
+    o.table_until(|t| t.players.x.as_ref().is_some_and(|p| p.connected))
+        .await;
+    o.play(&table, "b2").await;
+    let end = x.play(&table, "a3").await;
+    assert_eq!(end.status, TableStatus::RoundOver);
+    let (status, record) = b.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200);
+    let cells: Vec<&str> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["cell"].as_str().unwrap())
+        .collect();
+    assert_eq!(cells, ["a1", "b1", "a2", "b2", "a3"]);
+    b.stop().await;
+}
+
+fn metric(metrics: &str, name: &str) -> u64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or(0)
+}
