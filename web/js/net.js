@@ -9,7 +9,9 @@
 //   `error` reply. Requests made while offline wait for the connection.
 //   Requests still unanswered when the socket drops are sent again, with the
 //   same id, after the next `welcome`: the server never applies a retried
-//   move twice.
+//   move twice. A request refused `table_moving` (in a cluster, its table
+//   is changing node; nothing was applied) is sent again every half second
+//   until it is answered otherwise or times out.
 // - Events (`table`, `chat`, `lobby`, `closing`) and connection changes
 //   (`status`, `welcome`) reach listeners registered with `on(type, fn)`.
 //
@@ -64,6 +66,9 @@ const REQUEST_TIMEOUT_MS = 20000;
 const PING_EVERY_MS = 20000;
 const PONG_WITHIN_MS = 10000;
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+// A request refused `table_moving` (a cluster's table changing node) goes
+// again this much later.
+const MOVING_RETRY_MS = 500;
 
 // Requests that are safe to send again after a reconnect when their reply was
 // lost: moves carry their id and the server never applies one twice; the
@@ -190,6 +195,11 @@ export class Connection extends Emitter {
       case 'error':
         if (this.helloId !== null && (msg.id === this.helloId || msg.id === undefined)) {
           this.onHelloRefused(ws, msg);
+        } else if (msg.code === 'table_moving' && typeof msg.id === 'number' && this.pending.has(msg.id)) {
+          // In a cluster, the table is changing node and nothing was
+          // applied: the same request goes again in a moment (until its
+          // timeout).
+          this.sendAgainSoon(msg.id);
         } else {
           this.settle(msg.id, (p) => p.reject(new ServerError(msg.code, msg.message)));
           if (msg.id === undefined) this.emit('error', msg);
@@ -305,6 +315,18 @@ export class Connection extends Emitter {
   transmit(id, msg) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
     this.ws.send(JSON.stringify({ ...msg, id }));
+  }
+
+  /**
+   * Sends request `id` again after a moment, if it still waits and the
+   * connection is up (after a reconnect, `onWelcome` sends it anyway).
+   * @param {number} id
+   */
+  sendAgainSoon(id) {
+    setTimeout(() => {
+      const p = this.pending.get(id);
+      if (p && this.status === 'online') this.transmit(id, p.msg);
+    }, MOVING_RETRY_MS);
   }
 
   /**

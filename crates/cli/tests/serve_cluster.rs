@@ -16,6 +16,8 @@ use tokio::process::Child;
 
 mod common;
 
+#[path = "../../server/src/bus/testbus.rs"]
+mod testbus;
 #[path = "../../server/src/store/postgres/testdb.rs"]
 mod testdb;
 
@@ -28,9 +30,14 @@ fn lease() -> String {
 }
 
 async fn node(url: &str, id: u16) -> (Child, SocketAddr) {
+    node_on(url, None, id).await
+}
+
+/// A node, on the bus at `bus` if given.
+async fn node_on(url: &str, bus: Option<&str>, id: u16) -> (Child, SocketAddr) {
     let id = id.to_string();
     let lease = lease();
-    let args = [
+    let mut args = vec![
         "serve",
         "--addr",
         "127.0.0.1:0",
@@ -43,6 +50,9 @@ async fn node(url: &str, id: u16) -> (Child, SocketAddr) {
         "--rate-limit",
         "0",
     ];
+    if let Some(bus) = bus {
+        args.extend(["--bus", bus]);
+    }
     common::start_with(env!("CARGO_BIN_EXE_oxo"), &args, None).await
 }
 
@@ -227,44 +237,69 @@ fn summary(mut samples: Vec<Duration>) -> String {
 }
 
 /// The round trips of two moves (X a2, then O b2) in each of `games` new
-/// games, X connected to `at_x` and O to `at_o`.
-async fn move_round_trips(at_x: SocketAddr, at_o: SocketAddr, games: usize) -> Vec<Duration> {
-    let mut samples = Vec::new();
+/// games at `at_x`'s node, X connected to `at_x` and O to `at_o`: X's
+/// samples, and O's.
+async fn move_round_trips(
+    at_x: SocketAddr,
+    at_o: SocketAddr,
+    games: usize,
+) -> (Vec<Duration>, Vec<Duration>) {
+    let mut samples = (Vec::new(), Vec::new());
     for _ in 0..games {
         let (wx, wo, table, _) = game(at_x, at_o).await;
         let (mut x, _) = hello(at_x, Some(&wx.token)).await;
         let (mut o, _) = hello(at_o, Some(&wo.token)).await;
-        for (link, cell) in [(&mut x, Square::A2), (&mut o, Square::B2)] {
-            let start = Instant::now();
-            ok(link, play(&table, cell)).await;
-            samples.push(start.elapsed());
-        }
+        let start = Instant::now();
+        ok(&mut x, play(&table, Square::A2)).await;
+        samples.0.push(start.elapsed());
+        let start = Instant::now();
+        ok(&mut o, play(&table, Square::B2)).await;
+        samples.1.push(start.elapsed());
     }
     samples
 }
 
 /// Benchmarks, not a test (`cargo test --release -p oxo --test
 /// serve_cluster -- --ignored --nocapture measure`): the failover gap (from
-/// `kill -9` of the leader to a move accepted at the other node) and the
-/// round trip of a move through a follower against one made at the leader.
+/// `kill -9` of the node running a table to a move accepted at the other
+/// node) and the round trip of a move made at the table's node against one
+/// made through the other node (relayed to the leader; with
+/// `OXO_TEST_BUS=1`, on a throw-away NATS, forwarded over the bus).
 #[tokio::test]
 #[ignore = "a measurement: run by hand"]
 async fn measure_failover_and_relay() {
     let Some(url) = testdb::database() else {
         return;
     };
+    let bus = std::env::var("OXO_TEST_BUS")
+        .is_ok_and(|v| v == "1")
+        .then(testbus::TestBus::start)
+        .flatten();
+    let bus_url = bus.as_ref().map(|b| b.url.clone());
     let rounds: usize = std::env::var("OXO_FAILOVERS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
-    let (mut leader, mut a) = node(&url, 1).await;
-    let (mut follower, mut b) = node(&url, 2).await;
+    let (mut leader, mut a) = node_on(&url, bus_url.as_deref(), 1).await;
+    let (mut follower, mut b) = node_on(&url, bus_url.as_deref(), 2).await;
     let (mut ids, mut gaps) = ((1, 2), Vec::new());
+    // Both nodes up (and, without a bus, node 1 leading).
+    tokio::time::sleep(Duration::from_secs(1)).await;
 
-    let direct = move_round_trips(a, a, 100).await;
-    let relayed = move_round_trips(b, b, 100).await;
-    println!("move round trip at the leader:        {}", summary(direct));
-    println!("move round trip through the follower: {}", summary(relayed));
+    let (x_local, o_local) = move_round_trips(a, a, 100).await;
+    let (other, how) = if bus_url.is_some() {
+        // X at the table's node, O at the other: O's moves are forwarded.
+        let (_, o) = move_round_trips(a, b, 100).await;
+        (o, "forwarded over the bus")
+    } else {
+        let (x, o) = move_round_trips(b, b, 100).await;
+        ([x, o].concat(), "relayed by the follower")
+    };
+    println!(
+        "move round trip at the table's node: {}",
+        summary([x_local, o_local].concat())
+    );
+    println!("move round trip {how}: {}", summary(other));
 
     for _ in 0..rounds {
         let (wx, _, table, _) = game(a, a).await;
@@ -273,8 +308,8 @@ async fn measure_failover_and_relay() {
         let mut x = back(b, &wx.token, &table).await;
         ok(&mut x, play(&table, Square::A2)).await;
         gaps.push(killed.elapsed());
-        // The killed node comes back as the follower.
-        let (again, addr) = node(&url, ids.0).await;
+        // The killed node comes back (without a bus, as the follower).
+        let (again, addr) = node_on(&url, bus_url.as_deref(), ids.0).await;
         (leader, a, follower, b) = (follower, b, again, addr);
         ids = (ids.1, ids.0);
     }

@@ -69,7 +69,7 @@ pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
 /// a lease it renews its leases, lets go of what it lost, and claims what
 /// is orphaned (no leader's post).
 async fn run_own_share(shared: Arc<Shared>, node: Arc<Node>) {
-    shared.metrics.leader.store(1, Relaxed);
+    // No leader's post: this node's leases are its own (`holds_now`).
     node.set_leader(Leader::Me);
     let every = shared.config.lease_ttl / 3;
     let mut tick = tokio::time::interval(every);

@@ -95,6 +95,8 @@ pub(crate) struct Metrics {
     /// Connections a follower answered 503 (no leader known, or it could
     /// not be reached).
     pub(crate) unavailable: AtomicU64,
+    /// 1 while this node is connected to its cluster's bus.
+    pub(crate) bus_up: AtomicU64,
     /// Requests and attachments this node forwarded over the bus to the
     /// node that runs their table.
     pub(crate) forwarded: AtomicU64,
@@ -209,7 +211,7 @@ impl Metrics {
         gauge(
             &mut out,
             "oxo_cluster_leader",
-            "1 while this node leads its cluster (runs the tables); 0 on a follower, which relays its clients to the leader.",
+            "1 while this node leads its cluster (runs the tables; a cluster without a bus); 0 on a follower, which relays its clients to the leader, and on every node of a cluster with a bus.",
             &self.leader,
         );
         counter(
@@ -223,6 +225,12 @@ impl Metrics {
             "oxo_unavailable_total",
             "Connections answered 503 because no leader was known or reachable (cluster failover).",
             &self.unavailable,
+        );
+        gauge(
+            &mut out,
+            "oxo_bus_up",
+            "1 while this node is connected to its cluster's bus (NATS).",
+            &self.bus_up,
         );
         counter(
             &mut out,

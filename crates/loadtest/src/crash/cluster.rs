@@ -1,14 +1,16 @@
 //! The cluster crash test (`scripts/cluster-test`): games played through
 //! HAProxy while the nodes of a `scripts/cluster` are killed (`kill -9`,
-//! then restarted), paused (SIGSTOP for longer than a lease, then SIGCONT)
-//! and PostgreSQL is restarted once; then every acknowledged move is looked
-//! for in the records, as in the single-server crash test.
+//! then restarted), paused (SIGSTOP for longer than a lease, then SIGCONT),
+//! and PostgreSQL and the bus are restarted once each; then every
+//! acknowledged move is looked for in the records, as in the single-server
+//! crash test.
 //!
 //! The faults go through `scripts/cluster` (its `kill`, `pause`, `resume`,
-//! `restart` and `restart-db` commands), so they act only on what it
-//! started. The first fault kills the leader (found by its
-//! `oxo_cluster_leader` gauge, where the tables are), the second pauses it;
-//! after that half of the faults hit the leader, and a third are pauses.
+//! `restart`, `restart-db` and `restart-bus` commands), so they act only on
+//! what it started. The first fault kills the busiest node (the one running
+//! the most tables, by its `oxo_tables` gauge; without a bus, the leader),
+//! the second pauses it; after that half of the faults hit the busiest
+//! node, and a third are pauses.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -63,10 +65,13 @@ pub struct ClusterReport {
     pub pauses: u32,
     /// PostgreSQL restarts.
     pub db_restarts: u32,
+    /// Bus (NATS) restarts (`scripts/cluster restart-bus`; nothing to
+    /// restart in a cluster without a bus, which it says).
+    pub bus_restarts: u32,
     /// Commits refused by the fence (summed over the nodes alive at the
     /// end: a killed node's count dies with it).
     pub stale_writes_refused: u64,
-    /// Tables taken over by a new leader (likewise).
+    /// Tables taken over from a dead or stalled node (likewise).
     pub tables_taken_over: u64,
 }
 
@@ -82,12 +87,14 @@ impl ClusterReport {
     pub fn line(&self) -> String {
         let c = &self.crash;
         format!(
-            "oxo cluster test {}: kills {}, pauses {}, db restarts {}, acknowledged moves {}, \
-             lost {}, duplicated or illegal games {}, stale writes refused {}, tables taken over {}",
+            "oxo cluster test {}: kills {}, pauses {}, db restarts {}, bus restarts {}, \
+             acknowledged moves {}, lost {}, duplicated or illegal games {}, \
+             stale writes refused {}, tables taken over {}",
             if self.passed() { "PASSED" } else { "FAILED" },
             c.kills,
             self.pauses,
             self.db_restarts,
+            self.bus_restarts,
             c.acknowledged_moves,
             c.lost_moves,
             c.bad_games,
@@ -160,17 +167,20 @@ impl Cluster<'_> {
     }
 
     /// The node that leads now, if one answers that it does.
-    async fn leader(&self, nodes: u32) -> Option<u32> {
+    async fn busiest(&self, nodes: u32) -> Option<u32> {
+        let mut best = None;
+        let mut most = 0;
         for node in 1..=nodes {
-            if self
-                .metrics(node)
-                .await
-                .is_some_and(|m| m.lines().any(|l| l == "oxo_cluster_leader 1"))
-            {
-                return Some(node);
+            let tables = self.metrics(node).await.and_then(|m| {
+                m.lines()
+                    .find_map(|l| l.strip_prefix("oxo_tables ")?.trim().parse::<u64>().ok())
+            });
+            if let Some(n) = tables.filter(|&n| n > most) {
+                most = n;
+                best = Some(node);
             }
         }
-        None
+        best
     }
 
     /// A counter summed over the nodes that answer.
@@ -215,23 +225,29 @@ pub async fn cluster_test(
 
     let mut report = ClusterReport::default();
     let db_restart_at = config.faults / 2;
+    let bus_restart_at = config.faults / 4;
     for fault in 0..config.faults {
         let span = config.up_max.saturating_sub(config.up_min);
         tokio::time::sleep(config.up_min + span.mul_f64(f64::from(rng.below(1000)) / 1000.0)).await;
+        if fault == bus_restart_at {
+            cluster.run(&["restart-bus"]).await?;
+            report.bus_restarts += 1;
+            log("the bus restarted");
+        }
         if fault == db_restart_at {
             cluster.run(&["restart-db"]).await?;
             report.db_restarts += 1;
             log("PostgreSQL restarted");
         }
-        let leader = cluster.leader(nodes).await;
-        // The first two faults are a kill and a pause of the leader; then
-        // half of them hit the leader, and a third are pauses.
-        let node = match leader {
+        let busiest = cluster.busiest(nodes).await;
+        // The first two faults are a kill and a pause of the busiest node;
+        // then half of them hit it, and a third are pauses.
+        let node = match busiest {
             Some(l) if fault < 2 || rng.chance(1, 2) => l,
             _ => rng.below(nodes) + 1,
         };
-        let who = if Some(node) == leader {
-            " (the leader)"
+        let who = if Some(node) == busiest {
+            " (the busiest)"
         } else {
             ""
         };

@@ -43,6 +43,9 @@ struct Local {
     streams: HashMap<(u16, u64), u64>,
     /// Tables on other nodes the connection is at, and their node.
     remote: HashMap<Arc<str>, u16>,
+    /// Replies owed by other nodes, and since when the oldest is.
+    owed: u32,
+    since: Option<Instant>,
 }
 
 /// This node on the bus.
@@ -138,12 +141,57 @@ impl Link {
             outbox: Arc::downgrade(&conn.outbox),
             streams: HashMap::new(),
             remote: HashMap::new(),
+            owed: 0,
+            since: None,
         });
     }
 
     /// The connection `conn` closed.
     pub(crate) fn forget(&self, conn: u64) {
         self.locals().remove(&conn);
+    }
+
+    /// A forwarded request of `conn` is queued at its table's node, which
+    /// owes it a reply.
+    fn owe(&self, conn: u64) {
+        if let Some(local) = self.locals().get_mut(&conn) {
+            local.owed += 1;
+            local.since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// Closes (1013) the connections that have waited longer than `limit`
+    /// for a reply from another node: they come back and re-sync.
+    pub(crate) fn overdue(&self, limit: Duration) {
+        let late: Vec<Arc<Outbox>> = self
+            .locals()
+            .values()
+            .filter(|l| l.since.is_some_and(|s| s.elapsed() > limit))
+            .filter_map(|l| l.outbox.upgrade())
+            .collect();
+        for outbox in late {
+            outbox.close(
+                close::TRY_AGAIN,
+                "no reply from the table's node; reconnect with your token",
+            );
+        }
+    }
+
+    /// This node was cut off from the bus: it cannot tell what its clients
+    /// at other nodes' tables missed, so they close (1013) and re-sync.
+    pub(crate) fn reset(&self) {
+        let cut: Vec<Arc<Outbox>> = self
+            .locals()
+            .values()
+            .filter(|l| !l.remote.is_empty() || l.owed > 0)
+            .filter_map(|l| l.outbox.upgrade())
+            .collect();
+        for outbox in cut {
+            outbox.close(
+                close::TRY_AGAIN,
+                "lost touch with the table's node; reconnect with your token",
+            );
+        }
     }
 
     fn note_remote(&self, conn: u64, table: &Arc<str>, owner: Option<u16>) {
@@ -191,6 +239,12 @@ impl Link {
                 return;
             }
             *last = header.seq;
+            if header.kind == FrameKind::Reply {
+                local.owed = local.owed.saturating_sub(1);
+                if local.owed == 0 {
+                    local.since = None;
+                }
+            }
             outbox
         };
         self.metrics.relayed_frames.fetch_add(1, Relaxed);
@@ -271,10 +325,14 @@ impl RemoteTable {
     /// Forwards a command of `conn` and waits for the table's node; with
     /// `stays`, the connection is at the table afterwards.
     async fn ask(&self, conn: &Conn, cmd: RemoteCmd, stays: bool) -> bool {
+        let request = matches!(cmd, RemoteCmd::Request { .. });
         self.link.register(conn);
         let msg = self.message(conn.id(), Some(who(&conn.account)), cmd);
         match self.link.ask(self.owner, &msg).await {
             Sent::Queued => {
+                if request {
+                    self.link.owe(conn.id());
+                }
                 let owner = stays.then_some(self.owner);
                 self.link.note_remote(conn.id(), &self.table, owner);
                 true
@@ -328,5 +386,104 @@ impl Forward for RemoteTable {
 
     fn is_gone(&self) -> bool {
         self.gone.load(Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use crate::bus::testbus::TestBus;
+
+    fn header(conn: u64, seq: u64, kind: FrameKind) -> FrameHeader {
+        FrameHeader {
+            conn,
+            owner: 2,
+            stream: 9,
+            seq,
+            kind,
+        }
+    }
+
+    /// This node's link on a throw-away bus, and one client's connection.
+    async fn setup(bus: &TestBus) -> (Link, Conn) {
+        let client = async_nats::connect(bus.url.as_str())
+            .await
+            .expect("connect");
+        let link = Link::new(client, 1, Duration::from_secs(1), Arc::default());
+        let outbox = Outbox::new(7, 64, 1 << 20, &CancellationToken::new());
+        let account = Arc::new(Account::new(Arc::from("p1"), [0; 32], Arc::from("Ann")));
+        let conn = Conn { outbox, account };
+        link.register(&conn);
+        (link, conn)
+    }
+
+    #[tokio::test]
+    async fn frames_pass_in_order_and_a_gap_closes_the_connection() {
+        let Some(bus) = TestBus::start() else {
+            return;
+        };
+        let (link, conn) = setup(&bus).await;
+        link.deliver(header(7, 1, FrameKind::Event), b"{\"type\":\"table\"}");
+        link.deliver(header(7, 2, FrameKind::Event), b"{\"type\":\"chat\"}");
+        assert_eq!(
+            conn.outbox.try_recv().as_deref(),
+            Some("{\"type\":\"table\"}")
+        );
+        assert_eq!(
+            conn.outbox.try_recv().as_deref(),
+            Some("{\"type\":\"chat\"}")
+        );
+        assert!(!conn.outbox.closing().is_cancelled());
+        // Frame 3 never came.
+        link.deliver(header(7, 4, FrameKind::Event), b"{\"type\":\"table\"}");
+        assert!(conn.outbox.closing().is_cancelled(), "a gap closes");
+        let (code, reason) = conn.outbox.close_frame().expect("a close frame");
+        assert_eq!(code, close::TRY_AGAIN);
+        assert!(reason.contains("reconnect"), "{reason}");
+        assert!(conn.outbox.try_recv().is_none(), "nothing after the gap");
+        assert_eq!(link.metrics.bus_gaps.load(Relaxed), 1);
+    }
+
+    #[tokio::test]
+    async fn a_reply_settles_what_is_owed_and_a_late_one_closes() {
+        let Some(bus) = TestBus::start() else {
+            return;
+        };
+        let (link, conn) = setup(&bus).await;
+        conn.outbox.owe_reply();
+        link.owe(conn.id());
+        link.deliver(header(7, 1, FrameKind::Reply), b"{\"type\":\"ok\"}");
+        let frame = conn.outbox.try_recv().expect("the reply");
+        conn.outbox.taken(frame.len());
+        assert!(conn.outbox.settled(), "the reply settles the request");
+        link.overdue(Duration::ZERO);
+        assert!(!conn.outbox.closing().is_cancelled(), "nothing owed");
+
+        conn.outbox.owe_reply();
+        link.owe(conn.id());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        link.overdue(Duration::from_millis(1));
+        assert!(
+            conn.outbox.closing().is_cancelled(),
+            "an overdue reply closes"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_table_taken_over_elsewhere_closes_its_remote_clients() {
+        let Some(bus) = TestBus::start() else {
+            return;
+        };
+        let (link, conn) = setup(&bus).await;
+        let table: Arc<str> = Arc::from("t1");
+        link.note_remote(conn.id(), &table, Some(2));
+        // Node 2 says it took its own table over: nothing changes.
+        link.moved(2, std::slice::from_ref(&table));
+        assert!(!conn.outbox.closing().is_cancelled());
+        // Node 3 (or this node) took it over: the client re-syncs.
+        link.moved(3, &[table]);
+        assert!(conn.outbox.closing().is_cancelled());
     }
 }

@@ -22,9 +22,12 @@
 
 pub(crate) mod link;
 pub(crate) mod owner;
+#[cfg(test)]
+pub(crate) mod testbus;
 pub(crate) mod wire;
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -45,10 +48,27 @@ const LOBBY_STALE: Duration = Duration::from_millis(3_500);
 /// shuts down), then serves it until shutdown.
 pub(crate) async fn run(shared: Arc<Shared>, url: String, node: u16) {
     let lease = shared.config.lease_ttl;
+    // Whether the connection is up, as it changes.
+    let (events, mut cut) = tokio::sync::mpsc::unbounded_channel::<bool>();
     let client = loop {
+        let events = events.clone();
         let options = async_nats::ConnectOptions::new()
             .name(format!("oxo node {node}"))
             .request_timeout(Some(lease))
+            .event_callback(move |event| {
+                let events = events.clone();
+                async move {
+                    match event {
+                        async_nats::Event::Disconnected => {
+                            let _ = events.send(false);
+                        }
+                        async_nats::Event::Connected => {
+                            let _ = events.send(true);
+                        }
+                        _ => {}
+                    }
+                }
+            })
             .retry_on_initial_connect();
         let connecting = options.connect(url.as_str());
         tokio::select! {
@@ -85,7 +105,7 @@ pub(crate) async fn run(shared: Arc<Shared>, url: String, node: u16) {
     tracing::info!(node, "on the bus");
     let proxies = Arc::new(Proxies::default());
     let stop = shared.shutdown.clone();
-    let tasks = &shared.tasks;
+    let tasks = shared.tasks.clone();
     tasks.spawn(until(
         stop.clone(),
         serve_tables(
@@ -98,13 +118,33 @@ pub(crate) async fn run(shared: Arc<Shared>, url: String, node: u16) {
     tasks.spawn(until(stop.clone(), serve_frames(Arc::clone(&link), frames)));
     tasks.spawn(until(
         stop.clone(),
-        heartbeats(Arc::clone(&shared), Arc::clone(&link), proxies, alive),
+        heartbeats(
+            Arc::clone(&shared),
+            Arc::clone(&link),
+            Arc::clone(&proxies),
+            alive,
+        ),
     ));
     tasks.spawn(until(
         stop.clone(),
         lobbies(Arc::clone(&shared), Arc::clone(&link), lobby),
     ));
-    tasks.spawn(until(stop, moves(link, taken)));
+    tasks.spawn(until(stop.clone(), moves(Arc::clone(&link), taken)));
+    // Cut off from the bus, a node cannot tell which frames its clients
+    // missed, nor its proxies' nodes which of theirs: both let go, and the
+    // clients come back and re-sync once the bus is back.
+    shared.metrics.bus_up.store(1, Relaxed);
+    let cut_off = async move {
+        while let Some(up) = cut.recv().await {
+            shared.metrics.bus_up.store(u64::from(up), Relaxed);
+            if !up {
+                tracing::warn!("cut off from the bus: clients of other nodes' tables re-sync");
+                link.reset();
+                proxies.drop_all(&shared).await;
+            }
+        }
+    };
+    tasks.spawn(until(stop, cut_off));
 }
 
 /// Runs `task` until `stop` is cancelled.
@@ -176,6 +216,9 @@ async fn heartbeats(
                         .is_some_and(|&(r, at)| r == run && now.duration_since(at) < lease * 2)
                 };
                 proxies.sweep(&shared, alive).await;
+                // A reply that never came (its frame lost with the bus, or
+                // its node stalled): the client re-syncs.
+                link.overdue(lease * 3);
             }
             msg = sub.next() => {
                 let Some(msg) = msg else { return };
@@ -239,8 +282,10 @@ async fn moves(link: Arc<Link>, mut sub: async_nats::Subscriber) {
     }
 }
 
-/// Tells the other nodes that this node has taken `tables` over.
+/// Tells every node, this one included, that this node has taken `tables`
+/// over: clients at them whose frames came from their old node re-sync.
 pub(crate) async fn announce_taken(link: &Link, tables: Vec<Arc<str>>) {
+    link.moved(link.node, &tables);
     let taken = Taken {
         node: link.node,
         tables,

@@ -57,6 +57,11 @@ impl Proxies {
         }
     }
 
+    /// Lets go of every proxy (this node was cut off from the bus).
+    pub(crate) async fn drop_all(&self, shared: &Shared) {
+        self.sweep(shared, |_, _| false).await;
+    }
+
     /// Lets go of the proxies whose node `alive` no longer vouches for
     /// (a node, and its run): their tables hear that they left.
     pub(crate) async fn sweep(&self, shared: &Shared, alive: impl Fn(u16, u64) -> bool) {

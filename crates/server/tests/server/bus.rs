@@ -29,13 +29,13 @@ fn node(db: &str, bus: &str, node: u16) -> Config {
     }
 }
 
-/// Waits until `server` is on the bus and serves its own tables.
+/// Waits until `server` is on the bus and has renewed its leases once.
 async fn ready(server: &Server) {
     for _ in 0..200 {
         let (_, metrics) = server.get("/metrics").await;
-        if metrics.contains("oxo_cluster_leader 1") {
-            // One more lease round for the bus to be up.
-            tokio::time::sleep(Duration::from_millis(300)).await;
+        if metrics.contains("oxo_bus_up 1") {
+            // One lease round.
+            tokio::time::sleep(Duration::from_millis(400)).await;
             return;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;

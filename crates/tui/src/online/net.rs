@@ -9,10 +9,14 @@ use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
 
 use oxo_client::{Address, Connection, Error, Event};
-use oxo_protocol::{ClientMsg, PlayerId, ServerMsg, TableId};
+use oxo_protocol::{ClientMsg, ErrorCode, PlayerId, ServerMsg, TableId};
 use tokio::sync::mpsc;
 
 use super::tokens;
+
+/// How often a request refused `table_moving` is sent again, half a
+/// second apart (a takeover takes a lease, 2 s by default).
+const MOVING_RETRIES: u32 = 20;
 
 /// What the screen asks of the server.
 #[derive(Clone, Debug)]
@@ -155,7 +159,23 @@ async fn connect(
 /// Sends `msg`; a refusal goes to the screen, and an `ok` that carries a
 /// table id (a table created) goes there too.
 async fn send(conn: &mut Connection, msg: ClientMsg, news: &std_mpsc::Sender<News>) {
-    match conn.request(msg).await {
+    // In a cluster, a table changing node answers `table_moving` (nothing
+    // applied) for a moment: the request is sent again.
+    let mut reply = conn.request(msg.clone()).await;
+    for _ in 0..MOVING_RETRIES {
+        if !matches!(
+            reply,
+            Err(Error::Refused {
+                code: ErrorCode::TableMoving,
+                ..
+            })
+        ) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        reply = conn.request(msg.clone()).await;
+    }
+    match reply {
         Ok(
             reply @ ServerMsg::Ok {
                 table_id: Some(_), ..
