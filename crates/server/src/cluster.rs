@@ -52,15 +52,8 @@ pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
             () = listening => {}
         }
     };
-    let every = shared.config.lease_ttl / 3;
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = shared.shutdown.cancelled() => return,
-            _ = tick.tick() => {}
-            () = node.wake.notified() => {}
-        }
+    let mut rounds = Rounds::new(&shared);
+    while rounds.next(&shared, &node).await {
         round(&shared, &node, &addr).await;
     }
 }
@@ -71,18 +64,31 @@ pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
 async fn run_own_share(shared: Arc<Shared>, node: Arc<Node>) {
     // No leader's post: this node's leases are its own (`holds_now`).
     node.set_leader(Leader::Me);
-    let every = shared.config.lease_ttl / 3;
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = shared.shutdown.cancelled() => return,
-            _ = tick.tick() => {}
-            () = node.wake.notified() => {}
-        }
-        let began = Instant::now();
-        if renew(&shared, &node, began).await {
+    let mut rounds = Rounds::new(&shared);
+    while rounds.next(&shared, &node).await {
+        if renew(&shared, &node, Instant::now()).await {
             claim(&shared, false).await;
+        }
+    }
+}
+
+/// The cluster rounds' clock: every third of a lease, or sooner when a
+/// table asks ([`Node::wake`]).
+struct Rounds(tokio::time::Interval);
+
+impl Rounds {
+    fn new(shared: &Shared) -> Rounds {
+        let mut tick = tokio::time::interval(shared.config.lease_ttl / 3);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        Rounds(tick)
+    }
+
+    /// Waits for the next round; `false` once the server shuts down.
+    async fn next(&mut self, shared: &Shared, node: &Node) -> bool {
+        tokio::select! {
+            () = shared.shutdown.cancelled() => false,
+            _ = self.0.tick() => true,
+            () = node.wake.notified() => true,
         }
     }
 }

@@ -188,7 +188,7 @@ async fn serve_frames(link: Arc<Link>, mut sub: async_nats::Subscriber) {
 
 /// Sends this node's heartbeat every third of a lease; lets go of the
 /// proxies of nodes that stopped sending theirs for two leases (or
-/// restarted).
+/// restarted, or were never heard from in two leases).
 async fn heartbeats(
     shared: Arc<Shared>,
     link: Arc<Link>,
@@ -209,13 +209,20 @@ async fn heartbeats(
                     let _ = link.client.publish(wire::ALIVE, payload.into()).await;
                 }
                 let now = Instant::now();
-                let alive = |node: u16, run: u64| {
-                    seen.lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .get(&node)
-                        .is_some_and(|&(r, at)| r == run && now.duration_since(at) < lease * 2)
+                let gone = |node: u16, run: u64, made: Instant| {
+                    match seen.lock().unwrap_or_else(PoisonError::into_inner).get(&node) {
+                        // Silent for two leases.
+                        Some(&(r, at)) if r == run => now.duration_since(at) > lease * 2,
+                        // Heard from in another run: restarted since the
+                        // proxy was made (or the proxy is of the new run,
+                        // not heard from yet: given two leases).
+                        Some(&(_, at)) => at > made || now.duration_since(made) > lease * 2,
+                        // Never heard from: given two leases from the
+                        // proxy's making (this node may have just started).
+                        None => now.duration_since(made) > lease * 2,
+                    }
                 };
-                proxies.sweep(&shared, alive).await;
+                proxies.sweep(&shared, gone).await;
                 // A reply that never came (its frame lost with the bus, or
                 // its node stalled): the client re-syncs.
                 link.overdue(lease * 3);

@@ -33,6 +33,8 @@ struct Proxy {
     conn: Conn,
     /// The run of the client's node it belongs to.
     run: u64,
+    /// When it was made (a node not heard from yet is given time).
+    made: Instant,
     /// Stops its pump once what is queued has gone.
     stop: CancellationToken,
 }
@@ -59,17 +61,18 @@ impl Proxies {
 
     /// Lets go of every proxy (this node was cut off from the bus).
     pub(crate) async fn drop_all(&self, shared: &Shared) {
-        self.sweep(shared, |_, _| false).await;
+        self.sweep(shared, |_, _, _| true).await;
     }
 
-    /// Lets go of the proxies whose node `alive` no longer vouches for
-    /// (a node, and its run): their tables hear that they left.
-    pub(crate) async fn sweep(&self, shared: &Shared, alive: impl Fn(u16, u64) -> bool) {
+    /// Lets go of the proxies that `gone` says have lost their client's
+    /// node (given the node, the run the proxy belongs to, and when it was
+    /// made): their tables hear that they left.
+    pub(crate) async fn sweep(&self, shared: &Shared, gone: impl Fn(u16, u64, Instant) -> bool) {
         let dead: Vec<(Key, Proxy)> = {
             let mut map = self.lock();
             let keys: Vec<Key> = map
                 .iter()
-                .filter(|((node, _, _), p)| !alive(*node, p.run))
+                .filter(|((node, _, _), p)| gone(*node, p.run, p.made))
                 .map(|(k, _)| k.clone())
                 .collect();
             keys.into_iter()
@@ -183,6 +186,7 @@ fn proxy(
         Proxy {
             conn: conn.clone(),
             run,
+            made: Instant::now(),
             stop: stop.clone(),
         },
     );
@@ -202,7 +206,12 @@ fn proxy(
 fn release(shared: &Shared, proxies: &Arc<Proxies>, key: Key, conn: Conn) {
     let proxies = Arc::clone(proxies);
     shared.tasks.spawn(async move {
-        let _ = tokio::time::timeout(Duration::from_secs(5), conn.outbox.flushed()).await;
+        let flushed = tokio::time::timeout(Duration::from_secs(5), conn.outbox.flushed());
+        tokio::select! {
+            _ = flushed => {}
+            // Closed (or the server stops): its pump has ended already.
+            () = conn.outbox.closing().cancelled() => {}
+        }
         let proxy = {
             let mut map = proxies.lock();
             match map.get(&key) {

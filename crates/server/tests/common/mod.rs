@@ -128,6 +128,31 @@ impl Server {
     }
 
     /// `GET path`: status and body.
+    /// Comes back with `token` until the welcome lists exactly `table` (in
+    /// a cluster, another node is taking it over meanwhile).
+    pub async fn resume_at(&self, token: &str, table: &str) -> Client {
+        for _ in 0..100 {
+            let (client, welcome) = self.resume(token).await;
+            if welcome["tables"] == json!([table]) {
+                return client;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the welcome never listed {table}");
+    }
+
+    /// The cells of game `game_id`'s record, in order.
+    pub async fn record_cells(&self, game_id: &str) -> Vec<String> {
+        let (status, record) = self.get_json(&format!("/api/games/{game_id}")).await;
+        assert_eq!(status, 200, "{record}");
+        record["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| m["cell"].as_str().expect("a cell").to_owned())
+            .collect()
+    }
+
     pub async fn get(&self, path: &str) -> (u16, String) {
         let (status, _, body) = self.get_full(path).await;
         (status, body)

@@ -112,14 +112,7 @@ async fn a_client_on_another_node_plays_through_the_bus_and_a_stopped_nodes_tabl
     let (_, reason) = o.expect_close().await;
     assert!(reason.contains("reconnect"), "{reason}");
     drop(x);
-    let (mut x, welcome) = loop {
-        let (x, welcome) = b.resume(&xt).await;
-        if welcome["tables"] == json!([table]) {
-            break (x, welcome);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert_eq!(welcome["tables"], json!([table]));
+    let mut x = b.resume_at(&xt, &table).await;
     let state = x.table_until(|_| true).await;
     assert_eq!(state.board, "XO.X.....");
     let (mut o, _) = b.resume(&ot).await;
@@ -128,15 +121,10 @@ async fn a_client_on_another_node_plays_through_the_bus_and_a_stopped_nodes_tabl
     o.play(&table, "b2").await;
     let end = x.play(&table, "a3").await;
     assert_eq!(end.status, TableStatus::RoundOver);
-    let (status, record) = b.get_json(&format!("/api/games/{game_id}")).await;
-    assert_eq!(status, 200);
-    let cells: Vec<&str> = record["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["cell"].as_str().unwrap())
-        .collect();
-    assert_eq!(cells, ["a1", "b1", "a2", "b2", "a3"]);
+    assert_eq!(
+        b.record_cells(game_id.as_str()).await,
+        ["a1", "b1", "a2", "b2", "a3"]
+    );
     b.stop().await;
 }
 

@@ -48,14 +48,7 @@ async fn a_stopped_nodes_tables_resume_on_another_node() {
 
     // Node 2 takes the table over within a lease or so; until then the
     // players may not find it there.
-    let (mut x, welcome) = loop {
-        let (x, welcome) = b.resume(&xt).await;
-        if welcome["tables"] == json!([table]) {
-            break (x, welcome);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert_eq!(welcome["tables"], json!([table]));
+    let mut x = b.resume_at(&xt, &table).await;
     let state = x.table_until(|_| true).await;
     assert_eq!(state.board, "XO.X.....");
     assert_eq!(state.turn, Some(Player::O));
@@ -67,15 +60,10 @@ async fn a_stopped_nodes_tables_resume_on_another_node() {
     assert_eq!(end.status, TableStatus::RoundOver);
 
     // The record is whole, read from either node's database.
-    let (status, rec) = b.get_json(&format!("/api/games/{game_id}")).await;
-    assert_eq!(status, 200);
-    let cells: Vec<&str> = rec["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["cell"].as_str().unwrap())
-        .collect();
-    assert_eq!(cells, ["a1", "b1", "a2", "b2", "a3"]);
+    assert_eq!(
+        b.record_cells(game_id.as_str()).await,
+        ["a1", "b1", "a2", "b2", "a3"]
+    );
     let (_, metrics) = b.get("/metrics").await;
     assert!(
         metrics.contains("oxo_tables_taken_over_total 1"),
