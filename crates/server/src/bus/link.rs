@@ -151,12 +151,24 @@ impl Link {
         self.locals().remove(&conn);
     }
 
-    /// A forwarded request of `conn` is queued at its table's node, which
-    /// owes it a reply.
+    /// A forwarded request of `conn` is on its way to its table's node,
+    /// which will owe it a reply. Counted before it is sent: the reply may
+    /// come back (on the frames' subject) before the node's answer that it
+    /// has the request.
     fn owe(&self, conn: u64) {
         if let Some(local) = self.locals().get_mut(&conn) {
             local.owed += 1;
             local.since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// The table's node did not take the request [`Link::owe`] counted.
+    fn forgive(&self, conn: u64) {
+        if let Some(local) = self.locals().get_mut(&conn) {
+            local.owed = local.owed.saturating_sub(1);
+            if local.owed == 0 {
+                local.since = None;
+            }
         }
     }
 
@@ -328,16 +340,19 @@ impl RemoteTable {
         let request = matches!(cmd, RemoteCmd::Request { .. });
         self.link.register(conn);
         let msg = self.message(conn.id(), Some(who(&conn.account)), cmd);
+        if request {
+            self.link.owe(conn.id());
+        }
         match self.link.ask(self.owner, &msg).await {
             Sent::Queued => {
-                if request {
-                    self.link.owe(conn.id());
-                }
                 let owner = stays.then_some(self.owner);
                 self.link.note_remote(conn.id(), &self.table, owner);
                 true
             }
             Sent::NotHere => {
+                if request {
+                    self.link.forgive(conn.id());
+                }
                 self.gone.store(true, Relaxed);
                 self.link.note_remote(conn.id(), &self.table, None);
                 false
@@ -468,6 +483,69 @@ mod tests {
         assert!(
             conn.outbox.closing().is_cancelled(),
             "an overdue reply closes"
+        );
+    }
+
+    /// The table's node may send the reply (on the frames' subject) before
+    /// its answer that it has the request (on the request's inbox): the
+    /// request is not owed forever then.
+    #[tokio::test]
+    async fn a_reply_that_overtakes_the_answer_is_not_owed_for_ever() {
+        use futures_util::StreamExt;
+
+        let Some(bus) = TestBus::start() else {
+            return;
+        };
+        let (link, conn) = setup(&bus).await;
+        let link = Arc::new(link);
+        // Node 2, by hand: the reply first, then, later, the answer.
+        let owner = link.client.clone();
+        let mut asks = owner.subscribe(wire::tables_subject(2)).await.unwrap();
+        tokio::spawn(async move {
+            let ask = asks.next().await.expect("a forwarded request");
+            let reply = header(7, 1, FrameKind::Reply).encode(b"{\"type\":\"ok\"}");
+            owner
+                .publish(wire::frames_subject(1), reply.into())
+                .await
+                .unwrap();
+            owner.flush().await.unwrap();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let inbox = ask.reply.expect("an inbox");
+            owner
+                .publish(inbox, Ack::Queued.to_bytes().into())
+                .await
+                .unwrap();
+        });
+        // This node's frames, as `bus::serve_frames` delivers them.
+        let mut frames = link
+            .client
+            .subscribe(wire::frames_subject(1))
+            .await
+            .unwrap();
+        let delivering = Arc::clone(&link);
+        tokio::spawn(async move {
+            while let Some(msg) = frames.next().await {
+                if let Some((header, body)) = FrameHeader::decode(&msg.payload) {
+                    delivering.deliver(header, body);
+                }
+            }
+        });
+        link.client.flush().await.unwrap();
+
+        conn.outbox.owe_reply();
+        let request = Box::new(crate::handle::TableRequest {
+            conn: conn.clone(),
+            id: Some(1),
+            req: TableReq::Sync,
+            at: Instant::now(),
+        });
+        let table = link.table(2, Arc::from("t1"));
+        assert!(table.send(TableCmd::Request(request)).await);
+        assert_eq!(conn.outbox.try_recv().as_deref(), Some("{\"type\":\"ok\"}"));
+        link.overdue(Duration::ZERO);
+        assert!(
+            !conn.outbox.closing().is_cancelled(),
+            "the reply came: nothing is owed"
         );
     }
 
