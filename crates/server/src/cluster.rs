@@ -31,7 +31,7 @@ use std::time::Instant;
 use oxo_core::ByPlayer;
 
 use crate::accounts::Account;
-use crate::handle::TableCmd;
+use crate::handle::{TableCmd, TableHandle};
 use crate::node::{Leader, Node};
 use crate::state::Shared;
 use crate::store::{CLAIM_BATCH, PlayerRow, SavedTable};
@@ -100,9 +100,7 @@ async fn renew(shared: &Shared, node: &Node, began: Instant) -> bool {
         Ok(Some(held)) => {
             node.renewed(began, shared.config.lease_ttl);
             let held: HashMap<i64, i64> = held.into_iter().collect();
-            for lost in shared.tables.lost(&held, began) {
-                lost.send(TableCmd::Lost).await;
-            }
+            stop_lost(shared, shared.tables.lost(&held, began)).await;
             // Tables this node holds but does not run (one stopped after a
             // failed commit): resumed from the database.
             let idle = shared.tables.not_running(&held);
@@ -120,6 +118,40 @@ async fn renew(shared: &Shared, node: &Node, began: Instant) -> bool {
             false
         }
     }
+}
+
+/// Stops the tables among `candidates` (running here, missing from this
+/// node's renewed leases) that another node has claimed: those whose
+/// stored epoch is no longer theirs. The others closed, or have not been
+/// stored yet (their first commit was in flight during the renewal).
+async fn stop_lost(shared: &Shared, candidates: Vec<TableHandle>) {
+    if candidates.is_empty() {
+        return;
+    }
+    let seqs = candidates.iter().map(|h| h.lease().0).collect();
+    let stored: HashMap<i64, i64> = match shared.store.epochs(seqs).await {
+        Ok(rows) => rows.into_iter().collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not check the leases of tables");
+            return;
+        }
+    };
+    for handle in candidates {
+        let (seq, epoch) = handle.lease();
+        if taken_over(epoch, stored.get(&seq).copied()) {
+            tracing::warn!(
+                table = seq,
+                "another node took a table over: stopping it here"
+            );
+            handle.send(TableCmd::Lost).await;
+        }
+    }
+}
+
+/// Whether a table this node runs under `epoch`, stored now under
+/// `stored` (`None`: not stored yet), was taken over by another node.
+fn taken_over(epoch: i64, stored: Option<i64>) -> bool {
+    stored.is_some_and(|now| now != epoch)
 }
 
 /// One round: who leads; if this node, renew, let go of what was lost and
@@ -240,4 +272,20 @@ fn load_account(shared: &Shared, row: &PlayerRow) -> Arc<Account> {
         row.token_hash,
         Arc::from(row.name.as_str()),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::taken_over;
+
+    #[test]
+    fn only_a_new_epoch_means_another_node_took_the_table() {
+        // Missing from a renewal because its first commit was in flight:
+        // not stored yet, still this node's.
+        assert!(!taken_over(3, None));
+        // Missing because it closed: same epoch, still this node's to end.
+        assert!(!taken_over(3, Some(3)));
+        // Claimed by another node: the claim raised the epoch.
+        assert!(taken_over(3, Some(4)));
+    }
 }

@@ -135,6 +135,11 @@ impl TableHandle {
         self.live.get()
     }
 
+    /// The table's key and the lease epoch its actor holds it under.
+    pub(crate) fn lease(&self) -> (i64, i64) {
+        self.lease
+    }
+
     /// Whether the table has closed (or its actor stopped).
     pub(crate) fn is_closed(&self) -> bool {
         let gone = match &self.route {
@@ -198,8 +203,10 @@ impl Tables {
 
     /// The tables here, opened before `asked`, whose lease is not among
     /// `held` (key to epoch, as the database answered when asked at
-    /// `asked`): another node has taken them over. Tables opened since may
-    /// be missing from `held` only because they are newer than the answer.
+    /// `asked`): another node may have taken them over, or they closed, or
+    /// their first commit had not landed yet (the caller tells which).
+    /// Tables opened since may be missing from `held` only because they
+    /// are newer than the answer.
     pub(crate) fn lost(
         &self,
         held: &HashMap<i64, i64>,

@@ -19,17 +19,19 @@ const BUCKETS: [f64; 14] = [
 ];
 
 /// The close codes counted in `oxo_closes_total`, by which they are
-/// labelled: every code a connection is closed with for cause. Not counted:
-/// [`close::NORMAL`] (after the client's close), [`close::GOING_AWAY`] at
-/// shutdown, and [`close::TRY_AGAIN`] for a full server
+/// labelled: every code a connection is closed with for cause, and
+/// [`close::TRY_AGAIN`] for a client sent to re-sync (a cluster's table
+/// moved or reloaded). Not counted: [`close::NORMAL`] (after the client's
+/// close), [`close::GOING_AWAY`] at shutdown, and a full server's refusal
 /// (`oxo_connections_refused_total`).
-const CLOSE_CODES: [u16; 6] = [
+const CLOSE_CODES: [u16; 7] = [
     close::GOING_AWAY,
     close::PROTOCOL,
     close::UNSUPPORTED,
     close::INVALID_DATA,
     close::POLICY,
     close::TOO_BIG,
+    close::TRY_AGAIN,
 ];
 
 /// A latency histogram with fixed buckets.

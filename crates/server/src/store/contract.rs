@@ -149,6 +149,17 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
         Box::pin(async { Ok(false) })
     }
 
+    /// Cluster only: the lease epochs of the tables `seqs` that are stored
+    /// (key, epoch); a table not stored yet is missing from the answer.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn epochs(&self, seqs: Vec<i64>) -> StoreFuture<'_, Vec<(i64, i64)>> {
+        let _ = seqs;
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
     /// Cluster only: who runs the open table `id`: `None` when it is
     /// closed or unknown, else its owner's node id and whether that
     /// owner's lease is still running (when not, the table is being taken

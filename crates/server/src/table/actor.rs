@@ -279,6 +279,10 @@ impl Table {
             (&cmd, self.env.node.clone())
         {
             if !node.holds_now() {
+                tracing::warn!(
+                    table = %self.id,
+                    "this node's leases were not renewed lately: the table stops here"
+                );
                 if let TableCmd::Request(r) = &cmd {
                     self.reply_err(&r.conn, r.id, ClientError::table_moved());
                 }

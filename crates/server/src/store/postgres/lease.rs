@@ -113,6 +113,25 @@ pub(super) async fn release(client: &impl GenericClient, lease: Lease) -> Result
     Ok(())
 }
 
+/// The epochs of the tables `seqs` that are stored.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn epochs(
+    client: &impl GenericClient,
+    seqs: &[i64],
+) -> Result<Vec<Held>, ServerError> {
+    let rows = client
+        .query(
+            "SELECT seq, epoch FROM tables WHERE seq = ANY($1)",
+            &[&seqs],
+        )
+        .await
+        .map_err(db)?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
 /// The node that owns the open table `id`, and whether its lease runs
 /// still; `None` for a table closed or unknown.
 ///

@@ -257,6 +257,13 @@ impl Store for Postgres {
         })
     }
 
+    fn epochs(&self, seqs: Vec<i64>) -> StoreFuture<'_, Vec<Held>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            lease::epochs(&**client, &seqs).await
+        })
+    }
+
     fn owner_of<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<(u16, bool)>> {
         Box::pin(async move {
             let client = self.client().await?;
