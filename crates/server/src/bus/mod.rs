@@ -167,22 +167,15 @@ async fn serve_tables(
             tracing::warn!("an unreadable command on the bus");
             continue;
         };
-        // Each in a task of its own, so that one busy table's full queue
-        // holds up no other. One connection's commands keep their order:
-        // its node waits for the answer to each before it sends the next
-        // (a detach, which is not answered, comes last).
-        let (shared, link, proxies) =
-            (Arc::clone(&shared), Arc::clone(&link), Arc::clone(&proxies));
-        let tasks = shared.tasks.clone();
-        tasks.spawn(async move {
-            let ack = owner::handle(&shared, &link, &proxies, cmd).await;
-            if let Some(reply) = msg.reply {
-                let _ = link
-                    .client
-                    .publish(reply, bytes::Bytes::from_static(ack.to_bytes()))
-                    .await;
-            }
-        });
+        // One at a time, in order: one connection's commands (a request,
+        // then its detach) must not overtake each other.
+        let ack = owner::handle(&shared, &link, &proxies, cmd).await;
+        if let Some(reply) = msg.reply {
+            let _ = link
+                .client
+                .publish(reply, bytes::Bytes::from_static(ack.to_bytes()))
+                .await;
+        }
     }
 }
 
