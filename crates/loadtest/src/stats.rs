@@ -44,6 +44,8 @@ pub(crate) struct Stats {
     pub(crate) errors_total: AtomicU64,
     errors: Mutex<BTreeMap<String, u64>>,
     first_errors: Mutex<Vec<String>>,
+    /// The last stall seen at each table, with what its seats knew.
+    stalls: Mutex<BTreeMap<String, String>>,
     latency: Vec<Mutex<Histogram<u64>>>,
 }
 
@@ -63,6 +65,7 @@ impl Stats {
             errors_total: AtomicU64::new(0),
             errors: Mutex::new(BTreeMap::new()),
             first_errors: Mutex::new(Vec::new()),
+            stalls: Mutex::new(BTreeMap::new()),
             latency: (0..SHARDS)
                 .map(|_| {
                     Mutex::new(
@@ -132,6 +135,25 @@ impl Stats {
             .lock()
             .expect("error map lock is never poisoned")
             .clone()
+    }
+
+    /// A table that made no progress for a while: counted as the error
+    /// `stall`, and `detail` kept as that table's last stall.
+    pub(crate) fn stall(&self, table: &str, detail: String) {
+        self.error("stall", || detail.clone());
+        self.stalls
+            .lock()
+            .expect("stall map lock is never poisoned")
+            .insert(table.to_owned(), detail);
+    }
+
+    /// The last stall recorded at `table`, if any.
+    pub(crate) fn last_stall(&self, table: &str) -> Option<String> {
+        self.stalls
+            .lock()
+            .expect("stall map lock is never poisoned")
+            .get(table)
+            .cloned()
     }
 
     /// The first few errors with details.

@@ -119,8 +119,12 @@ impl Games {
         report.tables = open.len() as u64;
         report.stuck_tables = stuck.len() as u64;
         for t in stuck.iter().take(5) {
+            let last_stall = self
+                .stats
+                .last_stall(t.as_str())
+                .map_or_else(String::new, |s| format!("; last stall: {s}"));
             report.problems.push(format!(
-                "table {t} made no progress in {settle:?} after the last {after}"
+                "table {t} made no progress in {settle:?} after the last {after}{last_stall}"
             ));
         }
         verify(ledger, addr, report).await;

@@ -31,14 +31,36 @@ impl GameDriver {
             }
         }
         if now.duration_since(self.last_progress) >= self.ctx.timeout && !self.ctx.stopping() {
-            self.ctx.stats.error("stall", || {
+            let seat = |i: usize| {
+                let s = &self.seats[i];
                 format!(
-                    "table {} made no progress for {:?}: views {:?} / {:?}",
-                    self.table_id, self.ctx.timeout, self.seats[0].view, self.seats[1].view
+                    "{:?}, asked rematch for round {}, {}, {}",
+                    s.view,
+                    s.rematch_round,
+                    if s.conn.is_some() {
+                        "connected"
+                    } else {
+                        "not connected"
+                    },
+                    s.pending
+                        .as_ref()
+                        .map_or("nothing pending", |p| p.kind.name())
                 )
-            });
+            };
+            let detail = format!(
+                "table {} made no progress for {:?}: {} / {}",
+                self.table_id,
+                self.ctx.timeout,
+                seat(0),
+                seat(1)
+            );
+            self.ctx.stats.stall(self.table_id.as_str(), detail);
             self.last_progress = now;
             for i in 0..2 {
+                // A rematch acknowledged by a node that then lost the
+                // table is gone (as after a restart): ask again unless
+                // the re-synced state shows it.
+                self.seats[i].rematch_round = 0;
                 if self.seats[i].pending.is_none() {
                     let _ = self.send_sync(i).await;
                 }
