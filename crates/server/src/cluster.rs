@@ -26,7 +26,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use oxo_core::ByPlayer;
 
@@ -60,7 +60,9 @@ pub(crate) async fn run(shared: Arc<Shared>, node: Arc<Node>) {
 
 /// With a bus, every node runs its own share of the tables: every third of
 /// a lease it renews its leases, lets go of what it lost, and claims what
-/// is orphaned (no leader's post).
+/// is orphaned (no leader's post). A lease of another node's that runs out
+/// before the next round (its node died or stalled) gets a round of its
+/// own when it does.
 async fn run_own_share(shared: Arc<Shared>, node: Arc<Node>) {
     // No leader's post: this node's leases are its own (`holds_now`).
     node.set_leader(Leader::Me);
@@ -68,30 +70,62 @@ async fn run_own_share(shared: Arc<Shared>, node: Arc<Node>) {
     while rounds.next(&shared, &node).await {
         if renew(&shared, &node, Instant::now()).await {
             claim(&shared, false).await;
+            if let Ok(Some(due)) = shared.store.next_expiry().await {
+                rounds.extra_at(due, shared.config.lease_ttl);
+            }
         }
     }
 }
 
 /// The cluster rounds' clock: every third of a lease, or sooner when a
-/// table asks ([`Node::wake`]).
-struct Rounds(tokio::time::Interval);
+/// table asks ([`Node::wake`]) or a lease runs out ([`Rounds::extra_at`]).
+struct Rounds {
+    tick: tokio::time::Interval,
+    extra: Option<tokio::time::Instant>,
+}
 
 impl Rounds {
     fn new(shared: &Shared) -> Rounds {
         let mut tick = tokio::time::interval(shared.config.lease_ttl / 3);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        Rounds(tick)
+        Rounds { tick, extra: None }
+    }
+
+    /// Adds a round just after `due` from now, if that comes within a
+    /// regular round's period; never sooner than a tenth of the lease `ttl` (a
+    /// lease that ran out but cannot be claimed yet, its row held by a
+    /// stalled commit, is not polled in a loop).
+    fn extra_at(&mut self, due: Duration, ttl: Duration) {
+        if due < self.tick.period() {
+            let wait = (due + EXTRA_ROUND_MARGIN).max(ttl / 10);
+            self.extra = Some(tokio::time::Instant::now() + wait);
+        }
     }
 
     /// Waits for the next round; `false` once the server shuts down.
     async fn next(&mut self, shared: &Shared, node: &Node) -> bool {
-        tokio::select! {
+        let extra = self.extra;
+        let extra_round = async {
+            match extra {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let go = tokio::select! {
             () = shared.shutdown.cancelled() => false,
-            _ = self.0.tick() => true,
+            _ = self.tick.tick() => true,
             () = node.wake.notified() => true,
-        }
+            () = extra_round => true,
+        };
+        self.extra = None;
+        go
     }
 }
+
+/// How long after a lease's end its extra round comes: the database's
+/// clock and this node's tick apart, a lease claimed a moment early is not
+/// claimed at all.
+const EXTRA_ROUND_MARGIN: Duration = Duration::from_millis(20);
 
 /// Renews this node's leases; stops the tables it lost and reloads those
 /// it holds but does not run. Whether the database answered.

@@ -139,6 +139,20 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
         Box::pin(async { Ok(Vec::new()) })
     }
 
+    /// Cluster only: how long until the first lease of another node's open
+    /// table runs out, on the database's clock (zero if one already has);
+    /// `None` when no other node holds an open table. A node whose leases
+    /// are renewed never runs out early, so a lease due before the next
+    /// round is one a dead or stalled node left: claimed when it expires
+    /// instead of up to a round later.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn next_expiry(&self) -> StoreFuture<'_, Option<Duration>> {
+        Box::pin(async { Ok(None) })
+    }
+
     /// Cluster only: whether the table `id` is open (stored, not closed).
     ///
     /// # Errors

@@ -9,6 +9,8 @@
 //! (`writes::fence`), so the old owner, should it wake up, cannot write
 //! anything more: its commit fails and it tells nobody.
 
+use std::time::Duration;
+
 use tokio_postgres::GenericClient;
 
 use super::error::db;
@@ -94,6 +96,28 @@ pub(super) async fn renew(
         .await
         .map_err(db)?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// How long until the first lease of another node's open table runs out
+/// (zero if one has already); `None` if no other node holds one.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn next_expiry(
+    client: &impl GenericClient,
+    lease: Lease,
+) -> Result<Option<Duration>, ServerError> {
+    let sql = format!(
+        "SELECT min(lease_until) - {DB_NOW_MS} FROM tables
+         WHERE status <> 'closed' AND owner <> $1"
+    );
+    let row = client
+        .query_one(&sql, &[&i32::from(lease.node)])
+        .await
+        .map_err(db)?;
+    let ms: Option<i64> = row.get(0);
+    Ok(ms.map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))))
 }
 
 /// Ends this node's leases now (a clean stop): the other nodes claim its

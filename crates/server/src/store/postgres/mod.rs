@@ -174,9 +174,9 @@ impl Postgres {
     }
 
     async fn claim_now(&self, all: bool) -> Result<Vec<SavedTable>, ServerError> {
-        let client = self.client().await?;
+        let mut client = self.client().await?;
         let held = lease::claim(&**client, self.lease, all).await?;
-        reads::load_tables(&**client, &held).await
+        reads::load_tables(&mut client, &held).await
     }
 }
 
@@ -226,12 +226,12 @@ impl Store for Postgres {
     /// server that starts alone on the database).
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError> {
         let lease = self.lease;
-        on_own_runtime(&self.config, |client| async move {
+        on_own_runtime(&self.config, |mut client| async move {
             let mut out = Vec::new();
             loop {
                 let held = lease::claim(&client, lease, true).await?;
                 let more = held.len() >= CLAIM_BATCH;
-                out.extend(reads::load_tables(&client, &held).await?);
+                out.extend(reads::load_tables(&mut client, &held).await?);
                 if !more {
                     return Ok(out);
                 }
@@ -241,6 +241,13 @@ impl Store for Postgres {
 
     fn claim_orphans(&self, all: bool) -> StoreFuture<'_, Vec<SavedTable>> {
         Box::pin(self.claim_now(all))
+    }
+
+    fn next_expiry(&self) -> StoreFuture<'_, Option<Duration>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            lease::next_expiry(&**client, self.lease).await
+        })
     }
 
     fn is_open<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
@@ -280,8 +287,8 @@ impl Store for Postgres {
 
     fn load_held(&self, held: Vec<Held>) -> StoreFuture<'_, Vec<SavedTable>> {
         Box::pin(async move {
-            let client = self.client().await?;
-            reads::load_tables(&**client, &held).await
+            let mut client = self.client().await?;
+            reads::load_tables(&mut client, &held).await
         })
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use oxo_core::ByPlayer;
 use oxo_protocol::{GameRecord, GameSummary, RecordedMove, Scores};
-use tokio_postgres::{GenericClient, Row};
+use tokio_postgres::{GenericClient, IsolationLevel, Row};
 
 use super::error::db;
 use super::lease::Held;
@@ -177,16 +177,38 @@ pub(super) async fn recent_games(
 /// current games replayed. A table that does not read back is skipped with
 /// a warning naming it and why; it stays in the database as it was.
 ///
+/// The four reads (tables, players, games, moves) share one snapshot (a
+/// read-only `REPEATABLE READ` transaction): read one by one, a commit
+/// landing between them (a round starting just before the claim, say)
+/// would show a table whose game is not there yet.
+///
 /// # Errors
 ///
 /// Only if a query as a whole fails.
 pub(super) async fn load_tables(
-    client: &impl GenericClient,
+    client: &mut tokio_postgres::Client,
     held: &[Held],
 ) -> Result<Vec<SavedTable>, ServerError> {
     if held.is_empty() {
         return Ok(Vec::new());
     }
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+        .map_err(db)?;
+    let out = load_in(&tx, held).await?;
+    tx.commit().await.map_err(db)?;
+    Ok(out)
+}
+
+/// [`load_tables`]' reads, on `client` (the snapshot's transaction).
+async fn load_in(
+    client: &impl GenericClient,
+    held: &[Held],
+) -> Result<Vec<SavedTable>, ServerError> {
     let seqs: Vec<i64> = held.iter().map(|h| h.0).collect();
     let epochs: HashMap<i64, i64> = held.iter().copied().collect();
     let tables = client

@@ -99,3 +99,25 @@ async fn nodes_never_hand_out_the_same_key() {
     let again = node(&url, 2);
     assert!(again.next_game_seq() > last);
 }
+
+#[tokio::test]
+async fn a_node_learns_when_another_nodes_lease_runs_out() {
+    let Some(url) = database() else { return };
+    let (a, b) = (node(&url, 1), node(&url, 2));
+    assert_eq!(b.next_expiry().await.unwrap(), None, "no tables yet");
+    let mut writes = vec![Write::Fence { table: 1, epoch: 1 }];
+    writes.extend(table_with_a_move(1));
+    a.commit(writes).await.unwrap();
+
+    // Its own leases are not A's concern; B sees A's run out within a TTL.
+    assert_eq!(a.next_expiry().await.unwrap(), None);
+    let due = b.next_expiry().await.unwrap().unwrap();
+    assert!(due > Duration::ZERO && due <= TTL, "{due:?}");
+
+    // Once it has run out, it is due now; claimed, it is B's own.
+    tokio::time::sleep(TTL + Duration::from_millis(50)).await;
+    assert_eq!(b.next_expiry().await.unwrap(), Some(Duration::ZERO));
+    assert_eq!(b.claim_orphans(false).await.unwrap().len(), 1);
+    assert_eq!(b.next_expiry().await.unwrap(), None);
+    assert!(a.next_expiry().await.unwrap().is_some());
+}
