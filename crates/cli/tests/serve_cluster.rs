@@ -327,7 +327,7 @@ async fn measure_failover_and_relay() {
         ids = (ids.1, ids.0);
     }
     println!(
-        "failover gap (kill -9 of the leader to a move accepted): {}",
+        "failover gap (kill -9 of the node running the table to a move accepted at another): {}",
         summary(gaps)
     );
     common::stop(follower).await;
