@@ -138,7 +138,13 @@ impl Client {
         }
         let live = LiveStatus::new(TableStatus::Waiting);
         let max = self.shared.config.max_tables_per_player;
-        if !conn.account.try_add_table(&table_id, &live, max) {
+        if self
+            .shared
+            .store
+            .seats_full(&conn.account.id, None, max)
+            .await
+            || !conn.account.try_add_table(&table_id, &live, max)
+        {
             return Err(ClientError::too_many_seats(max));
         }
         self.outbox.owe_reply();

@@ -199,6 +199,28 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
         Box::pin(async { Ok(Vec::new()) })
     }
 
+    /// Cluster only: whether `player` already holds `max` seats in play at
+    /// tables other than `except`, on any node. A single server counts a
+    /// player's seats in memory (`Account`), which in a cluster sees only
+    /// the node's own tables. A store that cannot answer says `false`:
+    /// the node's own count still holds.
+    fn seats_full<'a>(
+        &'a self,
+        player: &'a str,
+        except: Option<&'a str>,
+        max: usize,
+    ) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            match self.seats_in_play(player).await {
+                Ok(tables) => tables.iter().filter(|t| Some(t.as_str()) != except).count() >= max,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not count a player's seats");
+                    false
+                }
+            }
+        })
+    }
+
     /// Cluster only: reads back the tables `held` (key, epoch) that this
     /// node holds but does not run, to resume them.
     ///

@@ -134,3 +134,49 @@ fn metric(metrics: &str, name: &str) -> u64 {
         .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
         .unwrap_or(0)
 }
+
+/// The limit on seats in play holds across the cluster, not per node: a
+/// player with the most seats allowed on one node gets no more on another.
+#[tokio::test]
+async fn the_seat_limit_counts_every_nodes_tables() {
+    let Some(db) = testdb::database() else {
+        return;
+    };
+    let Some(bus) = testbus::TestBus::start() else {
+        return;
+    };
+    let limited = |n| Config {
+        max_tables_per_player: 2,
+        ..node(&db, &bus.url, n)
+    };
+    let a = Server::with(limited(1)).await;
+    let b = Server::with(limited(2)).await;
+    ready(&a).await;
+    ready(&b).await;
+
+    let mut x = a.client("Xena").await;
+    x.create(json!({"seat":"X"})).await;
+    x.create(json!({"seat":"X"})).await;
+    x.refused(
+        json!({"type":"create_table","options":{"seat":"X"}}),
+        "too_many_tables",
+    )
+    .await;
+
+    // The same player on node 2: neither a new table nor a seat at one.
+    let (mut x2, _) = b.resume(&x.token).await;
+    x2.refused(
+        json!({"type":"create_table","options":{"seat":"X"}}),
+        "too_many_tables",
+    )
+    .await;
+    let mut o = b.client("Otto").await;
+    let table = o.create(json!({"seat":"O"})).await.id.to_string();
+    x2.refused(
+        json!({"type":"join_table","table_id":table}),
+        "too_many_tables",
+    )
+    .await;
+    a.stop().await;
+    b.stop().await;
+}
