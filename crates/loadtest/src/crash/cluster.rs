@@ -68,10 +68,11 @@ pub struct ClusterReport {
     /// Bus (NATS) restarts (`scripts/cluster restart-bus`; nothing to
     /// restart in a cluster without a bus, which it says).
     pub bus_restarts: u32,
-    /// Commits refused by the fence (summed over the nodes alive at the
-    /// end: a killed node's count dies with it).
+    /// Commits refused by the fence, summed over the nodes (a node's count
+    /// is read before it is killed, and from every node at the end; a
+    /// refusal between that read and the kill is not counted).
     pub stale_writes_refused: u64,
-    /// Tables taken over from a dead or stalled node (likewise).
+    /// Tables taken over from a dead or stalled node (counted likewise).
     pub tables_taken_over: u64,
 }
 
@@ -183,20 +184,27 @@ impl Cluster<'_> {
         best
     }
 
-    /// A counter summed over the nodes that answer.
-    async fn sum(&self, nodes: u32, name: &str) -> u64 {
-        let mut total = 0;
-        for node in 1..=nodes {
-            if let Some(m) = self.metrics(node).await {
-                total += m
-                    .lines()
-                    .filter_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
-                    .sum::<u64>();
-            }
-        }
-        total
+    /// A counter of `node`'s (summed over its labels), or 0 if it does not
+    /// answer.
+    async fn counter(&self, node: u32, name: &str) -> u64 {
+        self.metrics(node).await.map_or(0, |m| {
+            m.lines()
+                .filter_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+                .sum()
+        })
+    }
+
+    /// The fencing and takeover counters of `node`, added to `report`
+    /// (read before a kill, whose restart starts them again at zero, and
+    /// from every node at the end).
+    async fn count(&self, node: u32, report: &mut ClusterReport) {
+        report.stale_writes_refused += self.counter(node, STALE_WRITES).await;
+        report.tables_taken_over += self.counter(node, TAKEN_OVER).await;
     }
 }
+
+const STALE_WRITES: &str = "oxo_stale_writes_refused_total";
+const TAKEN_OVER: &str = "oxo_tables_taken_over_total";
 
 /// Runs the cluster crash test on the cluster `scripts/cluster up` started
 /// in `config.state_dir`, writing what happens to `log`.
@@ -268,6 +276,7 @@ pub async fn cluster_test(
                 config.pause
             ));
         } else {
+            cluster.count(node, &mut report).await;
             cluster.run(&["kill", &n]).await?;
             tokio::time::sleep(config.down).await;
             cluster.run(&["restart", &n]).await?;
@@ -281,7 +290,8 @@ pub async fn cluster_test(
     games
         .finish(config.settle, url, "fault", &mut report.crash)
         .await;
-    report.stale_writes_refused = cluster.sum(nodes, "oxo_stale_writes_refused_total").await;
-    report.tables_taken_over = cluster.sum(nodes, "oxo_tables_taken_over_total").await;
+    for node in 1..=nodes {
+        cluster.count(node, &mut report).await;
+    }
     Ok(report)
 }
