@@ -89,6 +89,11 @@ pub(crate) struct ServeArgs {
     /// the header is never believed.
     #[arg(long = "trusted-proxy", value_name = "IP")]
     trusted_proxies: Vec<std::net::IpAddr>,
+    /// Threads that serve connections and run the tables (the SQLite
+    /// writer has a thread of its own besides). By default one per core
+    /// the process may use.
+    #[arg(long, env = "OXO_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
 }
 
 /// Logs to stderr. A log line that cannot be written (nobody reads stderr
@@ -305,7 +310,13 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_logging(args.log_format)?;
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        usize::from,
+    );
+    tracing::info!(threads, "serving threads");
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;

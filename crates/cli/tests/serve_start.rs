@@ -94,3 +94,19 @@ async fn sigterm_stops_cleanly_when_nobody_reads_the_log() {
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     stop(child).await;
 }
+
+#[tokio::test]
+async fn the_serving_threads_are_as_asked_and_logged() {
+    let log = serve_under_ulimit(256, &["--threads", "3"]).await;
+    assert_eq!(logged(&log, "threads"), Some(3), "{log}");
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--db", ":memory:", "--threads", "0"])
+        .output()
+        .expect("run oxo serve");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("--threads") && err.contains("1..=1024"),
+        "{err}"
+    );
+}
