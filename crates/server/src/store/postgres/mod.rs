@@ -42,7 +42,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, join_all};
 use oxo_protocol::{GameRecord, GameSummary};
 use tokio_postgres::NoTls;
 
@@ -160,8 +160,13 @@ impl Postgres {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db)?;
         for w in &writes {
-            writes::apply(&tx, self.lease, w).await?;
+            writes::prepare(&tx, w).await?;
         }
+        // One round trip for all the writes: sent in order (each on its
+        // first poll, its statement prepared), answered in order. A failed
+        // one fails the rest; the first error is the one that counts.
+        let applied = join_all(writes.iter().map(|w| writes::apply(&tx, self.lease, w))).await;
+        applied.into_iter().collect::<Result<(), ServerError>>()?;
         tx.commit()
             .await
             .map_err(|e| ServerError::CommitFailed(error::message(&e)))?;

@@ -1,8 +1,11 @@
 //! The SQL that applies each row change ([`Write`]) in a PostgreSQL
 //! transaction, and the fence that makes a stale owner's commit fail.
 
+use std::sync::LazyLock;
+
 use deadpool_postgres::Transaction;
 use oxo_core::Outcome;
+use tokio_postgres::Statement;
 
 use super::error::db;
 use super::lease::{DB_NOW_MS, Lease};
@@ -16,6 +19,65 @@ fn big(n: u32) -> i64 {
     i64::from(n)
 }
 
+/// Prepares (once per connection: the statements are cached) what `w`
+/// runs, so that [`apply`] sends its statement on its first poll: the
+/// writes of a commit then go to the database in one pipeline, in order.
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn prepare(tx: &Transaction<'_>, w: &Write) -> Result<(), ServerError> {
+    tx.prepare_cached(sql(w)).await.map_err(db)?;
+    Ok(())
+}
+
+/// The statement that applies `w`.
+fn sql(w: &Write) -> &'static str {
+    match w {
+        Write::Fence { .. } => "SELECT epoch FROM tables WHERE seq = $1 FOR SHARE",
+        Write::Player { .. } => {
+            "INSERT INTO players (id, token_hash, name, created_ms) VALUES ($1, $2, $3, $4)"
+        }
+        Write::PlayerName { .. } => "UPDATE players SET name = $2 WHERE id = $1",
+        Write::Table(_) => &UPSERT_TABLE,
+        Write::GameStart(_) => {
+            "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, x_bot,
+                 o_id, o_name, o_bot, started_ms, public)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+        }
+        Write::Move(_) => {
+            "INSERT INTO moves (game, ply, player, cell, at_ms, req_id)
+             VALUES ($1, $2, $3, $4, $5, $6)"
+        }
+        Write::GameEnd(_) => {
+            "UPDATE games SET ended_ms = $2, outcome = $3, winner = $4, reason = $5,
+                 moves = $6
+             WHERE seq = $1"
+        }
+        Write::HealthProbe { .. } => {
+            "INSERT INTO health (id, probed_ms) VALUES (1, $1)
+             ON CONFLICT (id) DO UPDATE SET probed_ms = excluded.probed_ms"
+        }
+    }
+}
+
+/// A table's row, new (leased to the writing node at epoch 1) or updated.
+static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
+             score_x, score_o, draws, game, created_ms, updated_ms, owner, epoch,
+             lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1,
+             {DB_NOW_MS} + $16)
+         ON CONFLICT (seq) DO UPDATE SET
+             status = excluded.status, x_player = excluded.x_player,
+             o_player = excluded.o_player, bot_seat = excluded.bot_seat,
+             round = excluded.round, score_x = excluded.score_x,
+             score_o = excluded.score_o, draws = excluded.draws,
+             game = excluded.game, updated_ms = excluded.updated_ms"
+    )
+});
+
 /// Applies one write inside `tx`; new tables are leased to `lease.node`.
 ///
 /// # Errors
@@ -27,46 +89,23 @@ pub(super) async fn apply(
     lease: Lease,
     w: &Write,
 ) -> Result<(), ServerError> {
+    let stmt = tx.prepare_cached(sql(w)).await.map_err(db)?;
     match w {
-        Write::Fence { table, epoch } => fence(tx, *table, *epoch).await?,
+        Write::Fence { table, epoch } => fence(tx, &stmt, *table, *epoch).await?,
         Write::Player {
             id,
             token_hash,
             name,
         } => {
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO players (id, token_hash, name, created_ms) VALUES ($1, $2, $3, $4)",
-                )
-                .await
-                .map_err(db)?;
             tx.execute(&stmt, &[&&**id, &&token_hash[..], &&**name, &now_ms()])
                 .await
                 .map_err(db)?;
         }
         Write::PlayerName { id, name } => {
-            let stmt = tx
-                .prepare_cached("UPDATE players SET name = $2 WHERE id = $1")
-                .await
-                .map_err(db)?;
             tx.execute(&stmt, &[&&**id, &&**name]).await.map_err(db)?;
         }
         Write::Table(row) => {
             let options = json(&row.options).map_err(|e| ServerError::Database(e.to_string()))?;
-            let sql = format!(
-                "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
-                     score_x, score_o, draws, game, created_ms, updated_ms, owner, epoch,
-                     lease_until)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1,
-                     {DB_NOW_MS} + $16)
-                 ON CONFLICT (seq) DO UPDATE SET
-                     status = excluded.status, x_player = excluded.x_player,
-                     o_player = excluded.o_player, bot_seat = excluded.bot_seat,
-                     round = excluded.round, score_x = excluded.score_x,
-                     score_o = excluded.score_o, draws = excluded.draws,
-                     game = excluded.game, updated_ms = excluded.updated_ms"
-            );
-            let stmt = tx.prepare_cached(&sql).await.map_err(db)?;
             tx.execute(
                 &stmt,
                 &[
@@ -92,14 +131,6 @@ pub(super) async fn apply(
             .map_err(db)?;
         }
         Write::GameStart(g) => {
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, x_bot,
-                         o_id, o_name, o_bot, started_ms, public)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-                )
-                .await
-                .map_err(db)?;
             tx.execute(
                 &stmt,
                 &[
@@ -122,13 +153,6 @@ pub(super) async fn apply(
             .map_err(db)?;
         }
         Write::Move(m) => {
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO moves (game, ply, player, cell, at_ms, req_id)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                )
-                .await
-                .map_err(db)?;
             // Request ids are opaque 64-bit values; stored bit for bit.
             let req = m.req_id.map(|r| r as i64);
             tx.execute(
@@ -151,14 +175,6 @@ pub(super) async fn apply(
                 Outcome::Win { winner, reason } => (Some(text::name(&winner)), reason.as_str()),
             };
             let outcome = json(&end.outcome).map_err(|e| ServerError::Database(e.to_string()))?;
-            let stmt = tx
-                .prepare_cached(
-                    "UPDATE games SET ended_ms = $2, outcome = $3, winner = $4, reason = $5,
-                         moves = $6
-                     WHERE seq = $1",
-                )
-                .await
-                .map_err(db)?;
             tx.execute(
                 &stmt,
                 &[
@@ -174,13 +190,6 @@ pub(super) async fn apply(
             .map_err(db)?;
         }
         Write::HealthProbe { at_ms } => {
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO health (id, probed_ms) VALUES (1, $1)
-                     ON CONFLICT (id) DO UPDATE SET probed_ms = excluded.probed_ms",
-                )
-                .await
-                .map_err(db)?;
             tx.execute(&stmt, &[at_ms]).await.map_err(db)?;
         }
     }
@@ -195,12 +204,13 @@ pub(super) async fn apply(
 /// a takeover sees the new epoch. So no write is ever applied under an
 /// epoch that is not the table's current one. A table not stored yet (the
 /// commit that creates it) passes.
-async fn fence(tx: &Transaction<'_>, table: i64, epoch: i64) -> Result<(), ServerError> {
-    let stmt = tx
-        .prepare_cached("SELECT epoch FROM tables WHERE seq = $1 FOR SHARE")
-        .await
-        .map_err(db)?;
-    match tx.query_opt(&stmt, &[&table]).await.map_err(db)? {
+async fn fence(
+    tx: &Transaction<'_>,
+    stmt: &Statement,
+    table: i64,
+    epoch: i64,
+) -> Result<(), ServerError> {
+    match tx.query_opt(stmt, &[&table]).await.map_err(db)? {
         Some(row) => {
             let current: i64 = row.get(0);
             if current == epoch {
