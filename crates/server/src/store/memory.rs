@@ -166,10 +166,18 @@ impl Data {
                         player: m.player,
                         cell: m.cell,
                         req_id: self.req_ids.get(key).copied(),
+                        at_ms: m.at_ms,
                     })
                     .collect();
                 let id = Arc::clone(&game.start.id);
-                Some(saved_game(seq, id, game.start.first, &moves, game.outcome)?)
+                Some(saved_game(
+                    seq,
+                    id,
+                    game.start.first,
+                    game.start.at_ms,
+                    &moves,
+                    game.outcome,
+                )?)
             }
         };
         Ok(SavedTable {

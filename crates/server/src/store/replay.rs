@@ -56,6 +56,7 @@ pub(crate) fn saved_game(
     seq: i64,
     id: Arc<str>,
     first: Player,
+    started_ms: i64,
     moves: &[MoveRow],
     outcome: Option<Outcome>,
 ) -> Result<SavedGame, ServerError> {
@@ -69,11 +70,13 @@ pub(crate) fn saved_game(
         .iter()
         .filter_map(|m| m.req_id.map(|req| (m.player, req, m.cell)))
         .collect();
+    let last_at_ms = moves.last().map_or(started_ms, |m| m.at_ms);
     Ok(SavedGame {
         seq,
         id,
         game,
         accepted,
+        last_at_ms,
     })
 }
 

@@ -218,6 +218,10 @@ pub(crate) struct SavedGame {
     pub(crate) game: Game,
     /// Request ids of the moves that had one: seat, id, cell.
     pub(crate) accepted: Vec<(Player, u64, Square)>,
+    /// When the game last changed (its last move, or its start), in
+    /// milliseconds since the Unix epoch: where a per-move clock runs
+    /// from.
+    pub(crate) last_at_ms: i64,
 }
 
 /// A move as stored, read back for recovery.
@@ -226,6 +230,8 @@ pub(crate) struct MoveRow {
     pub(crate) player: Player,
     pub(crate) cell: Square,
     pub(crate) req_id: Option<u64>,
+    /// When, in milliseconds since the Unix epoch.
+    pub(crate) at_ms: i64,
 }
 
 /// The cluster's leader as the database knows it.

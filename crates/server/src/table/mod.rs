@@ -40,6 +40,7 @@ pub(crate) use env::Env;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
 
 use oxo_core::{ByPlayer, Rng};
 use oxo_protocol::{PlayerId, TableId, TableOptions};
@@ -121,6 +122,7 @@ pub(crate) fn recover(
             },
             game: g.game,
             accepted: g.accepted,
+            idle: Duration::from_millis(u64::try_from(now_ms() - g.last_at_ms).unwrap_or(0)),
         }),
     };
     let grace = env.reconnect_grace;

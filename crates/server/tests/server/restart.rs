@@ -128,3 +128,35 @@ async fn a_corrupt_table_is_skipped_and_the_others_resume() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
+
+/// A per-move clock keeps running while the server is down: its deadline
+/// is the last move's time plus the limit, not a fresh limit from the
+/// restart (docs/protocol.md, Reconnecting).
+#[tokio::test]
+async fn a_per_move_clock_keeps_its_deadline_across_a_restart() {
+    let db = temp_db("clock");
+    let cfg = || Config {
+        db: DbLocation::File(db.clone()),
+        ..config()
+    };
+    let server = Server::with(cfg()).await;
+    let (mut x, _o, table) = pair(&server, json!({"move_time_ms": 30_000})).await;
+    x.play(&table, "a1").await;
+    let xt = x.token.clone();
+    server.stop().await;
+    drop(x);
+    // Down for two seconds.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+
+    let server = Server::with(cfg()).await;
+    let (mut x, _) = server.resume(&xt).await;
+    let state = x.table_until(|_| true).await;
+    assert_eq!(state.turn, Some(Player::O));
+    let left = state.time_left_ms.expect("a clock");
+    assert!(
+        (5_000..=28_000).contains(&left),
+        "O's clock ran on while the server was down: {left} ms left of 30,000"
+    );
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}

@@ -234,7 +234,7 @@ async fn load_in(
         .collect();
     let games: HashMap<i64, Row> = client
         .query(
-            "SELECT seq, id, first, outcome FROM games
+            "SELECT seq, id, first, outcome, started_ms FROM games
              WHERE seq IN (SELECT game FROM tables WHERE seq = ANY($1))",
             &[&seqs],
         )
@@ -246,7 +246,7 @@ async fn load_in(
     let mut moves: HashMap<i64, Vec<Row>> = HashMap::new();
     for r in client
         .query(
-            "SELECT game, player, cell, req_id FROM moves
+            "SELECT game, player, cell, req_id, at_ms FROM moves
              WHERE game IN (SELECT game FROM tables WHERE seq = ANY($1))
              ORDER BY game, ply",
             &[&seqs],
@@ -351,6 +351,7 @@ fn replay(seq: i64, head: &Row, moves: &[Row]) -> Result<SavedGame, ServerError>
                 cell: text::parse("cell", &m.try_get::<_, String>(2).map_err(db)?)?,
                 // Request ids are opaque 64-bit values, stored bit for bit.
                 req_id: req.map(|r| r as u64),
+                at_ms: m.try_get(4).map_err(db)?,
             })
         })
         .collect::<Result<Vec<_>, ServerError>>()
@@ -362,5 +363,13 @@ fn replay(seq: i64, head: &Row, moves: &[Row]) -> Result<SavedGame, ServerError>
         .transpose()
         .map_err(in_game)?;
     let first = text::parse("player", &head.try_get::<_, String>(2).map_err(db)?)?;
-    saved_game(seq, Arc::from(id.as_str()), first, &moves, outcome)
+    let started_ms: i64 = head.try_get(4).map_err(db)?;
+    saved_game(
+        seq,
+        Arc::from(id.as_str()),
+        first,
+        started_ms,
+        &moves,
+        outcome,
+    )
 }

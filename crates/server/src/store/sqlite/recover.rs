@@ -64,6 +64,7 @@ struct RawGame {
     id: String,
     first: String,
     outcome: Option<String>,
+    started_ms: i64,
 }
 
 /// A `moves` row as read, before it is checked.
@@ -71,6 +72,7 @@ struct RawMove {
     player: String,
     cell: String,
     req_id: Option<i64>,
+    at_ms: i64,
 }
 
 /// The seated players' rows by id, before they are checked.
@@ -146,20 +148,21 @@ pub(super) fn load_open_tables_with(
     let tables = open_tables(conn)?;
     let games = keyed(
         conn,
-        "SELECT seq, id, first, outcome FROM games
+        "SELECT seq, id, first, outcome, started_ms FROM games
          WHERE seq IN (SELECT game FROM tables WHERE status <> 'closed')",
         |r| {
             Ok(RawGame {
                 id: r.get(1)?,
                 first: r.get(2)?,
                 outcome: r.get(3)?,
+                started_ms: r.get(4)?,
             })
         },
     )?;
     let mut moves: HashMap<i64, Vec<Read<RawMove>>> = HashMap::new();
     for (game, m) in rows(
         conn,
-        "SELECT game, player, cell, req_id FROM moves
+        "SELECT game, player, cell, req_id, at_ms FROM moves
          WHERE game IN (SELECT game FROM tables WHERE status <> 'closed')
          ORDER BY game, ply",
         |r| {
@@ -167,6 +170,7 @@ pub(super) fn load_open_tables_with(
                 player: r.get(1)?,
                 cell: r.get(2)?,
                 req_id: r.get(3)?,
+                at_ms: r.get(4)?,
             })
         },
     )? {
@@ -333,6 +337,7 @@ fn replay(seq: i64, head: &RawGame, moves: Vec<Read<RawMove>>) -> Result<SavedGa
                 cell: text::parse("cell", &m.cell)?,
                 // Request ids are opaque 64-bit values, stored bit for bit.
                 req_id: m.req_id.map(|r| r as u64),
+                at_ms: m.at_ms,
             })
         })
         .collect::<Result<Vec<_>, ServerError>>()
@@ -344,7 +349,14 @@ fn replay(seq: i64, head: &RawGame, moves: Vec<Read<RawMove>>) -> Result<SavedGa
         .transpose()
         .map_err(in_game)?;
     let first = text::parse("player", &head.first)?;
-    saved_game(seq, Arc::from(id.as_str()), first, &moves, outcome)
+    saved_game(
+        seq,
+        Arc::from(id.as_str()),
+        first,
+        head.started_ms,
+        &moves,
+        outcome,
+    )
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use oxo_core::{ByPlayer, Game, Player, Rng, Scores, Square};
 use oxo_protocol::{PlayerId, TableOptions, TableStatus};
 use tokio::time::Instant;
 
-use super::{Accepted, GameKey, Human, Phase, Round, Rules, Seat};
+use super::{Accepted, GameKey, Human, Phase, Round, Rules, Seat, Turn};
 
 /// A table as read back from the store, for [`Rules::recover`].
 #[derive(Clone, Debug)]
@@ -28,6 +28,25 @@ pub(crate) struct SavedRound {
     pub(crate) game: Game,
     /// The moves that had a request id: seat, id, cell.
     pub(crate) accepted: Vec<(Player, u64, Square)>,
+    /// How long ago the round last changed (its last move, or its start):
+    /// the time already gone from a per-move clock.
+    pub(crate) idle: Duration,
+}
+
+/// The least time a player to move has on a per-move clock when a table
+/// resumes (after a restart or a takeover), however much of it the outage
+/// took; never more than the clock's limit.
+pub(crate) const LEAST_TIME_ON_RESUME: Duration = Duration::from_secs(5);
+
+/// The deadline of a per-move clock whose full period would end at `full`
+/// if it started `now`, for a round idle for `idle`: the clock keeps
+/// running through an outage (the deadline stays where it was: last change
+/// plus the limit), but leaves at least [`LEAST_TIME_ON_RESUME`].
+fn kept_deadline(full: Instant, now: Instant, idle: Duration) -> Instant {
+    let limit = full.saturating_duration_since(now);
+    now + limit
+        .saturating_sub(idle)
+        .max(LEAST_TIME_ON_RESUME.min(limit))
 }
 
 impl Rules {
@@ -83,7 +102,15 @@ impl Rules {
                         .game
                         .to_move()
                         .expect("a game not over has a side to move");
-                    let turn = s.turn_for(mover, now);
+                    let idle = saved.game.as_ref().map_or(Duration::ZERO, |g| g.idle);
+                    let turn = match s.turn_for(mover, now) {
+                        Turn::Human {
+                            deadline: Some(full),
+                        } => Turn::Human {
+                            deadline: Some(kept_deadline(full, now, idle)),
+                        },
+                        turn => turn,
+                    };
                     Phase::Playing { round, turn }
                 }
             }

@@ -118,6 +118,7 @@ fn saved(status: TableStatus, moves: &[Square]) -> Saved {
             },
             game: Game::from_moves(Player::X, moves).expect("legal"),
             accepted: vec![(Player::X, 9, Square::A1)],
+            idle: Duration::ZERO,
         }),
     }
 }
@@ -192,4 +193,41 @@ fn leaving_a_bot_after_a_round_closes_the_table_and_the_bot_cannot_move_then() {
     let events = b.ok(Cmd::Leave { player: &alice() });
     assert_eq!(events, [Event::Vacated { player: alice() }, Event::Closed]);
     assert_eq!(b.status(), TableStatus::Closed);
+}
+
+#[test]
+fn a_per_move_clock_keeps_running_through_an_outage_but_leaves_some_time() {
+    use crate::table::rules::recover::LEAST_TIME_ON_RESUME;
+    use crate::table::rules::{Phase, Turn};
+    let limit = Duration::from_secs(30);
+    let deadline_after = |idle: Duration| {
+        let now = Instant::now();
+        let mut s = saved(TableStatus::InProgress, &[Square::A1]);
+        s.options.move_time_ms = Some(30_000);
+        if let Some(g) = s.game.as_mut() {
+            g.idle = idle;
+        }
+        let rules = Rules::recover(s, GRACE, Rng::new(1), now).expect("resumes");
+        match rules.state().phase {
+            Phase::Playing {
+                turn: Turn::Human { deadline: Some(at) },
+                ..
+            } => at - now,
+            ref other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(deadline_after(Duration::ZERO), limit);
+    assert_eq!(
+        deadline_after(Duration::from_secs(12)),
+        Duration::from_secs(18),
+        "the time gone before the outage is gone"
+    );
+    assert_eq!(
+        deadline_after(Duration::from_secs(29)),
+        LEAST_TIME_ON_RESUME
+    );
+    assert_eq!(
+        deadline_after(Duration::from_secs(600)),
+        LEAST_TIME_ON_RESUME
+    );
 }
