@@ -8,10 +8,13 @@
 //! `cluster_full` (100 faults by default, `OXO_CLUSTER_FAULTS`) is run by
 //! `scripts/cluster-test`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use common::env_or;
 use oxo_loadtest::{ClusterConfig, ClusterReport, cluster_test};
 
 /// A cluster that `scripts/cluster down` stops when dropped, even after a
@@ -89,13 +92,6 @@ fn run(cluster: &Cluster, config: ClusterConfig) -> ClusterReport {
         .expect("the cluster test runs");
     println!("{report}");
     report
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 fn config(faults: u32, games: usize, seed: u64) -> ClusterConfig {

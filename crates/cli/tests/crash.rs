@@ -6,8 +6,11 @@
 //! `crash_short` (5 kills) runs with the normal test command;
 //! `crash_full` (20 kills by default) is run by `scripts/crash-test`.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::env_or;
 use oxo_loadtest::{CrashConfig, CrashReport, crash_test};
 
 fn run(name: &str, kills: u32, games: usize, seed: u64) -> CrashReport {
@@ -38,13 +41,6 @@ fn run(name: &str, kills: u32, games: usize, seed: u64) -> CrashReport {
         eprintln!("database and server log kept in {}", dir.display());
     }
     report
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 #[test]

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use oxo_client::{Link, LinkOptions, Welcome};
 use oxo_core::{Player, Square};
 use oxo_protocol::{ClientMsg, ErrorCode, ServerMsg, TableId, TableOptions, TableState};
-use serde_json::Value;
 use tokio::process::Child;
 
 mod common;
@@ -21,7 +20,7 @@ mod testbus;
 #[path = "../../server/src/store/postgres/testdb.rs"]
 mod testdb;
 
-use common::WAIT;
+use common::{WAIT, call, record_cells};
 
 /// How long a node's lease lasts here (`OXO_TEST_LEASE` for the
 /// measurement below).
@@ -90,23 +89,6 @@ async fn back(addr: SocketAddr, token: &str, table: &TableId) -> Link {
     }
 }
 
-/// Sends `msg`; the reply (a refusal is an error), with the last state
-/// before it.
-async fn call(
-    link: &mut Link,
-    msg: ClientMsg,
-) -> (Result<ServerMsg, oxo_client::Error>, Option<TableState>) {
-    let mut table = None;
-    let reply = link
-        .call(msg, WAIT, |event| {
-            if let ServerMsg::Table { table: t } = event {
-                table = Some(t);
-            }
-        })
-        .await;
-    (reply, table)
-}
-
 async fn ok(link: &mut Link, msg: ClientMsg) -> Option<TableState> {
     let (reply, table) = call(link, msg).await;
     assert!(matches!(reply, Ok(ServerMsg::Ok { .. })), "{reply:?}");
@@ -142,18 +124,6 @@ async fn game(at_x: SocketAddr, at_o: SocketAddr) -> (Welcome, Welcome, TableId,
     (wx, wo, table, state.game_id.expect("a game").to_string())
 }
 
-async fn cells(addr: SocketAddr, game: &str) -> Vec<String> {
-    let (status, body) = common::get(addr, &format!("/api/games/{game}")).await;
-    assert_eq!(status, 200, "{body}");
-    let record: Value = serde_json::from_str(&body).expect("JSON");
-    record["moves"]
-        .as_array()
-        .expect("moves")
-        .iter()
-        .map(|m| m["cell"].as_str().expect("a cell").to_owned())
-        .collect()
-}
-
 fn signal(child: &Child, sig: &str) {
     let pid = child.id().expect("running").to_string();
     let sent = std::process::Command::new("kill")
@@ -181,7 +151,10 @@ async fn a_killed_nodes_game_goes_on_at_another_node() {
     ok(&mut x, play(&table, Square::A2)).await;
     ok(&mut o, play(&table, Square::B2)).await;
     ok(&mut x, play(&table, Square::A3)).await;
-    assert_eq!(cells(b, &game_id).await, ["a1", "b1", "a2", "b2", "a3"]);
+    assert_eq!(
+        record_cells(b, &game_id).await,
+        ["a1", "b1", "a2", "b2", "a3"]
+    );
     assert!(moved < Duration::from_secs(5), "took {moved:?}");
     common::stop(two).await;
 }
@@ -217,7 +190,7 @@ async fn a_paused_node_that_wakes_up_acknowledges_nothing() {
         other => panic!("a stale node answered {other:?}"),
     }
     ok(&mut o, play(&table, Square::B2)).await;
-    assert_eq!(cells(b, &game_id).await, ["a1", "b1", "a2", "b2"]);
+    assert_eq!(record_cells(b, &game_id).await, ["a1", "b1", "a2", "b2"]);
     common::stop(two).await;
     common::stop(one).await;
 }

@@ -14,18 +14,11 @@ use tokio::process::Child;
 
 mod common;
 
-use common::WAIT;
+use common::{WAIT, call};
 
 /// Sends `msg` and returns the last `table` state before its `ok`.
 async fn request(link: &mut Link, msg: ClientMsg) -> TableState {
-    let mut table = None;
-    let reply = link
-        .call(msg, WAIT, |event| {
-            if let ServerMsg::Table { table: t } = event {
-                table = Some(t);
-            }
-        })
-        .await;
+    let (reply, table) = call(link, msg).await;
     assert!(matches!(reply, Ok(ServerMsg::Ok { .. })), "{reply:?}");
     table.expect("a table state before the ok")
 }

@@ -157,3 +157,46 @@ pub async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
         .expect("status");
     (status, body.to_owned())
 }
+
+/// The environment variable `name`, parsed, or `default` when it is unset
+/// or does not parse.
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Sends `msg` on `link` and waits for its reply; with it, the last
+/// `table` state that came before it.
+pub async fn call(
+    link: &mut oxo_client::Link,
+    msg: oxo_protocol::ClientMsg,
+) -> (
+    Result<oxo_protocol::ServerMsg, oxo_client::Error>,
+    Option<oxo_protocol::TableState>,
+) {
+    let mut table = None;
+    let reply = link
+        .call(msg, WAIT, |event| {
+            if let oxo_protocol::ServerMsg::Table { table: t } = event {
+                table = Some(t);
+            }
+        })
+        .await;
+    (reply, table)
+}
+
+/// The cells of game `game`'s record, read from the server at `addr`, in
+/// order.
+pub async fn record_cells(addr: SocketAddr, game: &str) -> Vec<String> {
+    let (status, body) = get(addr, &format!("/api/games/{game}")).await;
+    assert_eq!(status, 200, "{body}");
+    let record: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    record["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m["cell"].as_str().expect("a cell").to_owned())
+        .collect()
+}

@@ -48,26 +48,37 @@ async fn a_stopped_nodes_tables_resume_on_another_node() {
 
     // Node 2 takes the table over within a lease or so; until then the
     // players may not find it there.
-    let mut x = b.resume_at(&xt, &table).await;
-    let state = x.table_until(|_| true).await;
-    assert_eq!(state.board, "XO.X.....");
-    assert_eq!(state.turn, Some(Player::O));
-    let (mut o, _) = b.resume(&ot).await;
-    o.table_until(|t| t.players.x.as_ref().is_some_and(|p| p.connected))
-        .await;
-    o.play(&table, "b2").await;
-    let end = x.play(&table, "a3").await;
-    assert_eq!(end.status, TableStatus::RoundOver);
-
-    // The record is whole, read from either node's database.
-    assert_eq!(
-        b.record_cells(game_id.as_str()).await,
-        ["a1", "b1", "a2", "b2", "a3"]
-    );
+    finish_elsewhere(&b, (&xt, &ot), &table, game_id.as_str()).await;
     let (_, metrics) = b.get("/metrics").await;
     assert!(
         metrics.contains("oxo_tables_taken_over_total 1"),
         "{metrics}"
     );
     b.stop().await;
+}
+
+/// Both players of `table` (tokens `x` and `o`), its node stopped after
+/// X's a1, O's b1 and X's a2 (`game`), come back at `server`, which took
+/// the table over: they find the board as it was, finish the round (b2,
+/// a3) and the record has all five moves.
+pub(crate) async fn finish_elsewhere(
+    server: &Server,
+    (x, o): (&str, &str),
+    table: &str,
+    game: &str,
+) {
+    let mut x = server.resume_at(x, table).await;
+    let state = x.table_until(|_| true).await;
+    assert_eq!(state.board, "XO.X.....");
+    assert_eq!(state.turn, Some(Player::O));
+    let (mut o, _) = server.resume(o).await;
+    o.table_until(|t| t.players.x.as_ref().is_some_and(|p| p.connected))
+        .await;
+    o.play(table, "b2").await;
+    let end = x.play(table, "a3").await;
+    assert_eq!(end.status, TableStatus::RoundOver);
+    assert_eq!(
+        server.record_cells(game).await,
+        ["a1", "b1", "a2", "b2", "a3"]
+    );
 }
