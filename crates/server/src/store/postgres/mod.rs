@@ -159,13 +159,20 @@ impl Postgres {
         let start = Instant::now();
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db)?;
+        let mut statements = Vec::with_capacity(writes.len());
         for w in &writes {
-            writes::prepare(&tx, w).await?;
+            statements.push(writes::prepare(&tx, w).await?);
         }
         // One round trip for all the writes: sent in order (each on its
         // first poll, its statement prepared), answered in order. A failed
         // one fails the rest; the first error is the one that counts.
-        let applied = join_all(writes.iter().map(|w| writes::apply(&tx, self.lease, w))).await;
+        let applied = join_all(
+            writes
+                .iter()
+                .zip(&statements)
+                .map(|(w, stmt)| writes::apply(&tx, self.lease, w, stmt)),
+        )
+        .await;
         applied.into_iter().collect::<Result<(), ServerError>>()?;
         tx.commit()
             .await

@@ -19,16 +19,16 @@ fn big(n: u32) -> i64 {
     i64::from(n)
 }
 
-/// Prepares (once per connection: the statements are cached) what `w`
-/// runs, so that [`apply`] sends its statement on its first poll: the
-/// writes of a commit then go to the database in one pipeline, in order.
+/// The statement that applies `w`, prepared (once per connection: the
+/// statements are cached). Given it, [`apply`] sends its statement on its
+/// first poll, so the writes of a commit go to the database in one
+/// pipeline, in order.
 ///
 /// # Errors
 ///
 /// The database's.
-pub(super) async fn prepare(tx: &Transaction<'_>, w: &Write) -> Result<(), ServerError> {
-    tx.prepare_cached(sql(w)).await.map_err(db)?;
-    Ok(())
+pub(super) async fn prepare(tx: &Transaction<'_>, w: &Write) -> Result<Statement, ServerError> {
+    tx.prepare_cached(sql(w)).await.map_err(db)
 }
 
 /// The statement that applies `w`.
@@ -78,7 +78,8 @@ static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Applies one write inside `tx`; new tables are leased to `lease.node`.
+/// Applies one write inside `tx` with its statement `stmt` (from
+/// [`prepare`]); new tables are leased to `lease.node`.
 ///
 /// # Errors
 ///
@@ -88,26 +89,26 @@ pub(super) async fn apply(
     tx: &Transaction<'_>,
     lease: Lease,
     w: &Write,
+    stmt: &Statement,
 ) -> Result<(), ServerError> {
-    let stmt = tx.prepare_cached(sql(w)).await.map_err(db)?;
     match w {
-        Write::Fence { table, epoch } => fence(tx, &stmt, *table, *epoch).await?,
+        Write::Fence { table, epoch } => fence(tx, stmt, *table, *epoch).await?,
         Write::Player {
             id,
             token_hash,
             name,
         } => {
-            tx.execute(&stmt, &[&&**id, &&token_hash[..], &&**name, &now_ms()])
+            tx.execute(stmt, &[&&**id, &&token_hash[..], &&**name, &now_ms()])
                 .await
                 .map_err(db)?;
         }
         Write::PlayerName { id, name } => {
-            tx.execute(&stmt, &[&&**id, &&**name]).await.map_err(db)?;
+            tx.execute(stmt, &[&&**id, &&**name]).await.map_err(db)?;
         }
         Write::Table(row) => {
             let options = json(&row.options).map_err(|e| ServerError::Database(e.to_string()))?;
             tx.execute(
-                &stmt,
+                stmt,
                 &[
                     &row.seq,
                     &&*row.id,
@@ -132,7 +133,7 @@ pub(super) async fn apply(
         }
         Write::GameStart(g) => {
             tx.execute(
-                &stmt,
+                stmt,
                 &[
                     &g.seq,
                     &&*g.id,
@@ -156,7 +157,7 @@ pub(super) async fn apply(
             // Request ids are opaque 64-bit values; stored bit for bit.
             let req = m.req_id.map(|r| r as i64);
             tx.execute(
-                &stmt,
+                stmt,
                 &[
                     &m.game,
                     &big(m.ply),
@@ -176,7 +177,7 @@ pub(super) async fn apply(
             };
             let outcome = json(&end.outcome).map_err(|e| ServerError::Database(e.to_string()))?;
             tx.execute(
-                &stmt,
+                stmt,
                 &[
                     &end.game,
                     &end.at_ms,
@@ -190,7 +191,7 @@ pub(super) async fn apply(
             .map_err(db)?;
         }
         Write::HealthProbe { at_ms } => {
-            tx.execute(&stmt, &[at_ms]).await.map_err(db)?;
+            tx.execute(stmt, &[at_ms]).await.map_err(db)?;
         }
     }
     Ok(())
