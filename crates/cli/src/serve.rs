@@ -310,16 +310,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_logging(args.log_format)?;
-    let threads = args.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-        usize::from,
-    );
-    tracing::info!(threads, "serving threads");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = args.threads {
+        builder.worker_threads(usize::from(n));
+    }
+    let runtime = builder
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    tracing::info!(threads = runtime.metrics().num_workers(), "serving threads");
     runtime.block_on(serve(args))?;
     Ok(ExitCode::SUCCESS)
 }
