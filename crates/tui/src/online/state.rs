@@ -48,6 +48,8 @@ pub(crate) struct Online {
     pub(crate) starter: Starter,
     pub(crate) clock: usize,
     pub(crate) running: bool,
+    /// A first `q` during a round in play, waiting for a second.
+    quit_armed: bool,
     /// Why the game ended without the player quitting.
     pub(crate) failed: Option<String>,
     /// Colours (or none, with `NO_COLOR`).
@@ -73,6 +75,7 @@ impl Online {
             starter: Starter::Alternate,
             clock: 0,
             running: true,
+            quit_armed: false,
             failed: None,
             theme: Theme::from_env(),
             asks,
@@ -273,6 +276,9 @@ impl Online {
             return;
         };
         let id = table.id.clone();
+        if code != KeyCode::Char('q') {
+            self.quit_armed = false;
+        }
         if let Some(d) = input::direction(code) {
             self.cursor = d.step(self.cursor);
             return;
@@ -295,8 +301,26 @@ impl Online {
                 self.show(None);
                 self.message = "Back in the lobby".to_owned();
             }
-            KeyCode::Char('q') => self.running = false,
+            KeyCode::Char('q') => self.ask_quit(),
             _ => {}
+        }
+    }
+
+    /// Quits, but during a round in play at a seat of mine asks first
+    /// (once): the seat waits a while for me, then the round is lost.
+    fn ask_quit(&mut self) {
+        let at_stake = self.my_seat().is_some()
+            && self
+                .table
+                .as_ref()
+                .is_some_and(|t| t.status == TableStatus::InProgress);
+        if !at_stake || self.quit_armed {
+            self.running = false;
+        } else {
+            self.quit_armed = true;
+            self.message = "Press q again to quit: your seat waits a while for you to come \
+                            back, then the round is lost"
+                .to_owned();
         }
     }
 

@@ -302,3 +302,23 @@ fn clicks_do_nothing_in_the_lobby_or_while_typing() {
     o.click(area, x, y);
     assert_eq!(sent(&mut rx), [], "a click while typing a chat line");
 }
+
+#[test]
+fn quitting_mid_round_asks_once_and_any_other_key_takes_it_back() {
+    let (mut o, _rx) = seated(".........", &[]);
+    press(&mut o, "q");
+    assert!(o.running, "a round in play is at stake: asked first");
+    assert!(o.message.contains("q again"), "{}", o.message);
+    press(&mut o, "5q");
+    assert!(o.running, "another key took the first q back");
+    press(&mut o, "q");
+    assert!(!o.running);
+
+    // A finished round, or watching, quits at once.
+    let (mut o, _rx) = seated("XXXOO....", &[]);
+    let mut over = o.table.clone().expect("a table");
+    over.status = TableStatus::RoundOver;
+    o.news(News::Message(Box::new(ServerMsg::Table { table: over })));
+    press(&mut o, "q");
+    assert!(!o.running);
+}
