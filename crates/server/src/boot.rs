@@ -21,8 +21,8 @@ use crate::store::{Postgres, Sqlite, Store};
 impl AppState {
     /// Opens the database (creating it and applying migrations as needed),
     /// rebuilds every unfinished table from it, and starts their actors.
-    /// Players of recovered tables count as disconnected, with a fresh
-    /// grace period to come back.
+    /// Players of recovered tables count as disconnected, with what is left
+    /// of their grace period to come back (docs/protocol.md, Reconnecting).
     ///
     /// Must be called inside a Tokio runtime.
     ///

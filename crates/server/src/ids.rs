@@ -66,6 +66,18 @@ pub(crate) fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// The wall-clock time (Unix ms) of `at`, a moment of this process's
+/// monotonic clock: for a deadline that must outlive the process.
+pub(crate) fn wall_ms(at: tokio::time::Instant) -> i64 {
+    let now = tokio::time::Instant::now();
+    let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+    if at >= now {
+        now_ms().saturating_add(ms(at - now))
+    } else {
+        now_ms().saturating_sub(ms(now - at))
+    }
+}
+
 /// A random seed for a bot or a coin toss.
 pub(crate) fn seed() -> u64 {
     rand::random()

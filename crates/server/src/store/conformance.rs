@@ -40,7 +40,8 @@ fn player(id: &str) -> Write {
 }
 
 /// Table `t{n}` (key n, `public` or not) with players `x{n}` and `o{n}`
-/// and game `g{n}` (key n), in which X has played b2 with request id 7.
+/// and game `g{n}` (key n), in which X has played b2 with request id 7;
+/// O is away, with a grace period ending at n seconds (Unix time).
 pub(super) fn table_at(n: i64, public: bool) -> Vec<Write> {
     let (x, o) = (format!("x{n}"), format!("o{n}"));
     let seat = |id: &str| GamePlayer {
@@ -89,6 +90,11 @@ pub(super) fn table_at(n: i64, public: bool) -> Vec<Write> {
             scores: Scores::default(),
             game: Some(n),
             created_ms: 0,
+            // O is away, with a grace period ending at n seconds.
+            away_until_ms: ByPlayer {
+                x: None,
+                o: Some(n * 1_000),
+            },
         })),
     ]
 }
@@ -178,6 +184,14 @@ async fn unfinished_tables_come_back_with_their_game_replayed() {
             ("t1", TableStatus::InProgress)
         );
         assert_eq!(t1.players.x.as_ref().unwrap().name, "x1");
+        assert_eq!(
+            t1.row.away_until_ms,
+            ByPlayer {
+                x: None,
+                o: Some(1_000)
+            },
+            "{store:?}"
+        );
         let game = t1.game.as_ref().unwrap();
         assert_eq!((&*game.id, game.seq), ("g1", 1));
         assert_eq!(game.game.to_move(), Some(Player::O));

@@ -94,6 +94,10 @@ pub(crate) struct TableRow {
     /// The key of the current (or last) game.
     pub(crate) game: Option<i64>,
     pub(crate) created_ms: i64,
+    /// For each seat whose player is away: when (Unix ms) the seat's grace
+    /// period ends. Kept so that the end stays where it was across a
+    /// restart or a takeover.
+    pub(crate) away_until_ms: ByPlayer<Option<i64>>,
 }
 
 /// One side of a game as stored.

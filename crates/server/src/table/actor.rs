@@ -19,7 +19,7 @@ use crate::accounts::Account;
 use crate::conn::Conn;
 use crate::error::{ClientError, ServerError};
 use crate::handle::{TableCmd, TableRequest};
-use crate::ids::{new_game_id, now_ms, seed};
+use crate::ids::{new_game_id, now_ms, seed, wall_ms};
 use crate::live::LiveStatus;
 use crate::store::{GameEnd, GameStart, NewMove, TableRow, Write};
 
@@ -82,6 +82,9 @@ pub(super) struct Table {
     /// The lease epoch this node holds the table under: every commit is
     /// fenced on it (see [`Write::Fence`]).
     pub(super) epoch: i64,
+    /// A seated player came or went since the table was last stored (see
+    /// [`Table::store_presence`]).
+    pub(super) presence_unsaved: bool,
 }
 
 impl Table {
@@ -109,6 +112,7 @@ impl Table {
             retry_at: None,
             replying_to: None,
             epoch: 1,
+            presence_unsaved: false,
         }
     }
 
@@ -179,7 +183,10 @@ impl Table {
                 biased;
                 () = &mut shutdown => break,
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => {
+                        self.handle(cmd).await;
+                        self.store_presence().await;
+                    }
                     None => break,
                 },
                 () = tokio::time::sleep_until(wake), if next.is_some() => {}
@@ -383,6 +390,10 @@ impl Table {
                 return Err(ClientError::internal());
             }
         }
+        if plan.stored {
+            // The row stored holds the seats' presence too.
+            self.presence_unsaved = false;
+        }
         let notify = plan.notify;
         let (events, reply) = self.rules.adopt(plan);
         let mut closed = false;
@@ -494,6 +505,9 @@ impl Table {
             scores: state.scores(),
             game: state.phase().round().map(|r| r.key.seq),
             created_ms: self.created_ms,
+            away_until_ms: ByPlayer::new_with(|p| {
+                state.human(p).and_then(|h| h.grace_until).map(wall_ms)
+            }),
         }
     }
 

@@ -92,7 +92,9 @@ pub(crate) fn create(
 }
 
 /// Rebuilds an unfinished table from the database and starts its actor.
-/// Its human players are disconnected, with a fresh grace period. A table
+/// Its human players are disconnected: one whose going away was stored
+/// keeps what is left of their grace period (see `Rules::recover`), the
+/// others get a fresh one. A table
 /// whose saved state is impossible is skipped with a warning.
 pub(crate) fn recover(
     env: &Env,
@@ -115,6 +117,10 @@ pub(crate) fn recover(
         bot_seat: row.bot_seat,
         round: row.round,
         scores: row.scores,
+        away_left: ByPlayer::new_with(|p| {
+            row.away_until_ms[p]
+                .map(|until| Duration::from_millis(u64::try_from(until - now_ms()).unwrap_or(0)))
+        }),
         game: saved.game.map(|g| SavedRound {
             key: GameKey {
                 id: g.id.into(),

@@ -57,6 +57,50 @@ async fn a_stopped_nodes_tables_resume_on_another_node() {
     b.stop().await;
 }
 
+/// An away player's grace period keeps its end when the table moves to
+/// another node: the new owner reads it from PostgreSQL instead of giving
+/// a fresh period (docs/protocol.md, In a cluster).
+#[tokio::test]
+async fn an_away_players_grace_period_keeps_its_end_on_the_new_owner() {
+    let Some(url) = testdb::database() else {
+        return;
+    };
+    let grace = |cfg: Config| Config {
+        reconnect_grace: Duration::from_secs(20),
+        ..cfg
+    };
+    let a = Server::with(grace(node(&url, 1))).await;
+    while !a.get("/metrics").await.1.contains("oxo_cluster_leader 1") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let b = Server::with(grace(node(&url, 2))).await;
+    let (mut x, o, table) = pair(&a, json!({})).await;
+    x.play(&table, "a1").await;
+    drop(o);
+    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    // O stays away three seconds; then the owner stops.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let xt = x.token.clone();
+    a.stop().await;
+    drop(x);
+
+    let mut x = b.resume_at(&xt, &table).await;
+    let state = x.table_until(|_| true).await;
+    let left = state
+        .players
+        .o
+        .as_ref()
+        .unwrap()
+        .grace_left_ms
+        .expect("away");
+    assert!(
+        (5_000..=17_500).contains(&left),
+        "O's grace period ran on from when O left: {left} ms left of 20,000"
+    );
+    b.stop().await;
+}
+
 /// Both players of `table` (tokens `x` and `o`), its node stopped after
 /// X's a1, O's b1 and X's a2 (`game`), come back at `server`, which took
 /// the table over: they find the board as it was, finish the round (b2,

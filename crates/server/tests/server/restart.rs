@@ -160,3 +160,54 @@ async fn a_per_move_clock_keeps_its_deadline_across_a_restart() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
+
+/// A grace period keeps its end across a restart: a player who went away
+/// before it has what was left of theirs, not a fresh one
+/// (docs/protocol.md, Reconnecting).
+#[tokio::test]
+async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
+    let db = temp_db("grace");
+    let cfg = || Config {
+        db: DbLocation::File(db.clone()),
+        reconnect_grace: std::time::Duration::from_secs(20),
+        ..config()
+    };
+    let server = Server::with(cfg()).await;
+    let (mut x, o, table) = pair(&server, json!({})).await;
+    x.play(&table, "a1").await;
+    let ot = o.token.clone();
+    drop(o);
+    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    // O stays away three seconds, then the server restarts.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let xt = x.token.clone();
+    server.stop().await;
+    drop(x);
+
+    let server = Server::with(cfg()).await;
+    let (mut x, _) = server.resume(&xt).await;
+    let state = x.table_until(|_| true).await;
+    let left = state
+        .players
+        .o
+        .as_ref()
+        .unwrap()
+        .grace_left_ms
+        .expect("away");
+    assert!(
+        (5_000..=17_500).contains(&left),
+        "O's grace period ran on from when O left: {left} ms left of 20,000"
+    );
+    // X's going away was never stored (the server stopped under it): a
+    // fresh period.
+    let (mut o, _) = server.resume(&ot).await;
+    let state = o.table_until(|_| true).await;
+    let left = state.players.x.as_ref().unwrap().grace_left_ms;
+    assert!(
+        left.is_none() || left >= Some(17_500),
+        "X's period: {left:?}"
+    );
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}

@@ -214,7 +214,7 @@ async fn load_in(
     let tables = client
         .query(
             "SELECT seq, id, options, status, x_player, o_player, bot_seat, round, score_x,
-                    score_o, draws, game, created_ms
+                    score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms
              FROM tables WHERE seq = ANY($1) AND status <> 'closed' ORDER BY seq",
             &[&seqs],
         )
@@ -328,6 +328,10 @@ fn table(
             },
             game: game.as_ref().map(|g| g.seq),
             created_ms: r.try_get(12).map_err(db)?,
+            away_until_ms: ByPlayer {
+                x: r.try_get(13).map_err(db)?,
+                o: r.try_get(14).map_err(db)?,
+            },
         },
         players: seated,
         game,

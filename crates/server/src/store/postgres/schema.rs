@@ -94,6 +94,12 @@ const MIGRATIONS: &[&str] = &[
         lease_until BIGINT NOT NULL
     );
     ",
+    // 3: when an away player's grace period ends (Unix ms), per seat: the
+    // end stays where it was when another node takes the table over.
+    "
+    ALTER TABLE tables ADD COLUMN x_away_until_ms BIGINT;
+    ALTER TABLE tables ADD COLUMN o_away_until_ms BIGINT;
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -66,15 +66,17 @@ static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
     format!(
         "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
              score_x, score_o, draws, game, created_ms, updated_ms, owner, epoch,
-             lease_until)
+             lease_until, x_away_until_ms, o_away_until_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1,
-             {DB_NOW_MS} + $16)
+             {DB_NOW_MS} + $16, $17, $18)
          ON CONFLICT (seq) DO UPDATE SET
              status = excluded.status, x_player = excluded.x_player,
              o_player = excluded.o_player, bot_seat = excluded.bot_seat,
              round = excluded.round, score_x = excluded.score_x,
              score_o = excluded.score_o, draws = excluded.draws,
-             game = excluded.game, updated_ms = excluded.updated_ms"
+             game = excluded.game, updated_ms = excluded.updated_ms,
+             x_away_until_ms = excluded.x_away_until_ms,
+             o_away_until_ms = excluded.o_away_until_ms"
     )
 });
 
@@ -126,6 +128,8 @@ pub(super) async fn apply(
                     &now_ms(),
                     &i32::from(lease.node),
                     &lease.ttl_ms,
+                    &row.away_until_ms.x,
+                    &row.away_until_ms.o,
                 ],
             )
             .await

@@ -57,6 +57,7 @@ struct RawTable {
     scores: Scores,
     game: Option<i64>,
     created_ms: i64,
+    away_until_ms: ByPlayer<Option<i64>>,
 }
 
 /// A `games` row as read, before it is checked.
@@ -219,7 +220,7 @@ fn open_tables(conn: &Connection) -> Result<Vec<OpenTable>, ServerError> {
     let rows = rows(
         conn,
         "SELECT seq, id, options, status, x_player, o_player, bot_seat, round, score_x,
-                score_o, draws, game, created_ms
+                score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms
          FROM tables WHERE status <> 'closed' ORDER BY seq",
         // `seq` is the rowid: always an integer. Any other column may hold
         // anything; its error is kept for the table's own verdict.
@@ -242,6 +243,10 @@ fn open_tables(conn: &Connection) -> Result<Vec<OpenTable>, ServerError> {
                     },
                     game: r.get(11)?,
                     created_ms: r.get(12)?,
+                    away_until_ms: ByPlayer {
+                        x: r.get(13)?,
+                        o: r.get(14)?,
+                    },
                 })
             })();
             Ok((r.get(1).ok(), raw))
@@ -314,6 +319,7 @@ fn rebuild(
             scores: raw.scores,
             game: game.as_ref().map(|g| g.seq),
             created_ms: raw.created_ms,
+            away_until_ms: raw.away_until_ms,
         },
         players: seated,
         game,

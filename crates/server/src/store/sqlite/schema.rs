@@ -134,6 +134,12 @@ const MIGRATIONS: &[&str] = &[
          FROM tables t WHERE t.id = games.table_id),
         0);
     ",
+    // 5: when an away player's grace period ends (Unix ms), per seat: the
+    // end stays where it was across a restart.
+    "
+    ALTER TABLE tables ADD COLUMN x_away_until_ms INTEGER;
+    ALTER TABLE tables ADD COLUMN o_away_until_ms INTEGER;
+    ",
 ];
 /// An opened database: the write connection, the read connection (files
 /// only) and the lock on the file (files only).

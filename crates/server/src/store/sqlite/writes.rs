@@ -36,14 +36,17 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
             let options = json(&row.options)?;
             conn.prepare_cached(
                 "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
-                     score_x, score_o, draws, game, created_ms, updated_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                     score_x, score_o, draws, game, created_ms, updated_ms, x_away_until_ms,
+                     o_away_until_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
                  ON CONFLICT (seq) DO UPDATE SET
                      status = excluded.status, x_player = excluded.x_player,
                      o_player = excluded.o_player, bot_seat = excluded.bot_seat,
                      round = excluded.round, score_x = excluded.score_x,
                      score_o = excluded.score_o, draws = excluded.draws,
-                     game = excluded.game, updated_ms = excluded.updated_ms",
+                     game = excluded.game, updated_ms = excluded.updated_ms,
+                     x_away_until_ms = excluded.x_away_until_ms,
+                     o_away_until_ms = excluded.o_away_until_ms",
             )?
             .execute(params![
                 row.seq,
@@ -60,6 +63,8 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                 row.game,
                 row.created_ms,
                 now_ms(),
+                row.away_until_ms.x,
+                row.away_until_ms.o,
             ])?;
         }
         Write::GameStart(g) => {

@@ -2,6 +2,7 @@
 //! are sent, the lobby entry, and letting go of everything at the end.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
 
 use oxo_core::Player;
 use oxo_protocol::{PlayerId, ServerMsg};
@@ -9,6 +10,8 @@ use tokio::time::Instant;
 
 use super::{Attached, SPECTATORS_DEBOUNCE, Table};
 use crate::conn::{Conn, encode};
+use crate::error::ServerError;
+use crate::store::Write;
 use crate::table::rules::{Cmd, Plan};
 
 impl Table {
@@ -40,12 +43,46 @@ impl Table {
         Attached::Reconnected
     }
 
-    /// Adopts a change of presence: it changes nothing stored.
+    /// Adopts a change of presence at once (the rules store nothing for
+    /// it); [`Table::store_presence`] stores it after the command.
     fn adopt_presence(&mut self, cmd: Cmd<'_>) {
         if let Ok(plan) = self.plan(cmd) {
             debug_assert!(plan.events().is_empty() && !plan.stored);
             let _ = self.rules.adopt(plan);
             self.lobby_dirty = true;
+            self.presence_unsaved = true;
+        }
+    }
+
+    /// Stores the table's row after a seated player came or went, so that
+    /// the end of an away player's grace period outlives this process: the
+    /// table resumes (after a restart, or on another node) with it where
+    /// it was. Nothing waits on it: a failure is logged, and the table's
+    /// next stored change writes the row again; a newer owner's lease
+    /// means the table moved (as for any commit).
+    pub(super) async fn store_presence(&mut self) {
+        if !std::mem::take(&mut self.presence_unsaved) || self.is_closed() {
+            return;
+        }
+        let writes = vec![
+            Write::Fence {
+                table: self.seq,
+                epoch: self.epoch,
+            },
+            Write::Table(Box::new(self.row(self.rules.state()))),
+        ];
+        match self.env.store.commit(writes).await {
+            Ok(()) => {}
+            Err(e @ ServerError::Fenced { .. }) => {
+                tracing::warn!(table = %self.id, error = %e, "the table has a new owner");
+                self.env.metrics.stale_writes.fetch_add(1, Relaxed);
+                self.step_down();
+            }
+            Err(e) => tracing::warn!(
+                table = %self.id,
+                error = %e,
+                "could not store a player coming or going; the table's next change will"
+            ),
         }
     }
 

@@ -19,6 +19,10 @@ pub(crate) struct Saved {
     pub(crate) round: u32,
     pub(crate) scores: Scores,
     pub(crate) game: Option<SavedRound>,
+    /// For each seat whose player's going away was stored: how much of
+    /// their grace period was left when the table was read back (zero if
+    /// it ran out meanwhile). A seat without one gets a fresh period.
+    pub(crate) away_left: ByPlayer<Option<Duration>>,
 }
 
 /// A saved table's current (or last) round.
@@ -33,26 +37,26 @@ pub(crate) struct SavedRound {
     pub(crate) idle: Duration,
 }
 
-/// The least time a player to move has on a per-move clock when a table
-/// resumes (after a restart or a takeover), however much of it the outage
-/// took; never more than the clock's limit.
+/// The least time a player to move has on a per-move clock, and an away
+/// player has to come back, when a table resumes (after a restart or a
+/// takeover), however much of it the outage took; never more than the
+/// whole period.
 pub(crate) const LEAST_TIME_ON_RESUME: Duration = Duration::from_secs(5);
 
-/// The deadline of a per-move clock whose full period would end at `full`
-/// if it started `now`, for a round idle for `idle`: the clock keeps
-/// running through an outage (the deadline stays where it was: last change
-/// plus the limit), but leaves at least [`LEAST_TIME_ON_RESUME`].
-fn kept_deadline(full: Instant, now: Instant, idle: Duration) -> Instant {
-    let limit = full.saturating_duration_since(now);
-    now + limit
-        .saturating_sub(idle)
-        .max(LEAST_TIME_ON_RESUME.min(limit))
+/// The end of a period of `limit` (a per-move clock, a grace period) with
+/// `left` of it left when the table resumes `now`: periods keep running
+/// through an outage (their ends stay where they were), but leave at least
+/// [`LEAST_TIME_ON_RESUME`], and never more than `limit`.
+fn kept(limit: Duration, left: Duration, now: Instant) -> Instant {
+    now + left.min(limit).max(LEAST_TIME_ON_RESUME.min(limit))
 }
 
 impl Rules {
     /// Rebuilds a table read back from the store. Its people are
-    /// disconnected, with a grace period from `now`; the table closes then
-    /// unless one comes back.
+    /// disconnected: a seat whose player's going away was stored keeps
+    /// the end of its grace period (see [`kept`]), the others get a fresh
+    /// one from `now`; the table closes when the last one ends unless
+    /// somebody comes back.
     ///
     /// # Errors
     ///
@@ -65,7 +69,8 @@ impl Rules {
         now: Instant,
     ) -> Result<Rules, &'static str> {
         let mut rules = Rules::new(saved.options, grace, rng);
-        let until = now + grace;
+        let until =
+            |p: Player| saved.away_left[p].map_or(now + grace, |left| kept(grace, left, now));
         let s = &mut rules.state;
         s.round = saved.round;
         s.scores = saved.scores;
@@ -79,7 +84,7 @@ impl Rules {
                     Seat::Human(Human {
                         player,
                         connected: false,
-                        grace_until: Some(until),
+                        grace_until: Some(until(p)),
                     })
                 })
             };
@@ -106,9 +111,12 @@ impl Rules {
                     let turn = match s.turn_for(mover, now) {
                         Turn::Human {
                             deadline: Some(full),
-                        } => Turn::Human {
-                            deadline: Some(kept_deadline(full, now, idle)),
-                        },
+                        } => {
+                            let limit = full.saturating_duration_since(now);
+                            Turn::Human {
+                                deadline: Some(kept(limit, limit.saturating_sub(idle), now)),
+                            }
+                        }
                         turn => turn,
                     };
                     Phase::Playing { round, turn }
@@ -122,7 +130,12 @@ impl Rules {
             }
             (TableStatus::Closed, _) => return Err("a closed table"),
         };
-        s.close_at = Some(until);
+        // Nobody is connected: the table closes when the last grace
+        // period ends (a table with nobody seated, after a fresh one).
+        let graces = Player::ALL
+            .into_iter()
+            .filter_map(|p| s.human(p).and_then(|h| h.grace_until));
+        s.close_at = Some(graces.max().unwrap_or(now + grace));
         if let Some(g) = saved.game {
             for (seat, req, cell) in g.accepted {
                 let ply = g.game.moves().iter().position(|&m| m == cell);

@@ -120,6 +120,7 @@ fn saved(status: TableStatus, moves: &[Square]) -> Saved {
             accepted: vec![(Player::X, 9, Square::A1)],
             idle: Duration::ZERO,
         }),
+        away_left: ByPlayer::default(),
     }
 }
 
@@ -229,5 +230,48 @@ fn a_per_move_clock_keeps_running_through_an_outage_but_leaves_some_time() {
     assert_eq!(
         deadline_after(Duration::from_secs(600)),
         LEAST_TIME_ON_RESUME
+    );
+}
+
+#[test]
+fn a_stored_grace_period_keeps_its_end_through_an_outage_but_leaves_some_time() {
+    use crate::table::rules::recover::LEAST_TIME_ON_RESUME;
+    // Bob went away before the outage with `left` of his grace period
+    // left; Alice's going away was never stored (she was cut off by it).
+    let graces_after = |left: Duration| {
+        let now = Instant::now();
+        let mut s = saved(TableStatus::InProgress, &[Square::A1]);
+        s.away_left.o = Some(left);
+        let rules = Rules::recover(s, GRACE, Rng::new(1), now).expect("resumes");
+        let until = |p| {
+            rules
+                .state()
+                .human(p)
+                .and_then(|h| h.grace_until)
+                .map(|t| t - now)
+        };
+        (
+            until(Player::X),
+            until(Player::O),
+            rules.state().close_at.map(|t| t - now),
+        )
+    };
+    let (alice, bob, close) = graces_after(Duration::from_secs(12));
+    assert_eq!(
+        alice,
+        Some(GRACE),
+        "a going away never stored: a fresh period"
+    );
+    assert_eq!(bob, Some(Duration::from_secs(12)), "the stored end stays");
+    assert_eq!(
+        close,
+        Some(GRACE),
+        "the table closes when the last one ends"
+    );
+    assert_eq!(graces_after(Duration::ZERO).1, Some(LEAST_TIME_ON_RESUME));
+    assert_eq!(
+        graces_after(Duration::from_secs(3_600)).1,
+        Some(GRACE),
+        "never more than a whole period"
     );
 }
