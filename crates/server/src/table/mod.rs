@@ -74,7 +74,7 @@ pub(crate) fn create(
 ) -> TableHandle {
     let seq = env.store.next_table_seq();
     let rules = Rules::new(options, env.reconnect_grace, Rng::new(seed()));
-    let table = Table::new(
+    let mut table = Table::new(
         env.clone(),
         seq,
         TableId::from(Arc::clone(&id)),
@@ -87,7 +87,15 @@ pub(crate) fn create(
     let handle = TableHandle::new(tx, live, (seq, 1));
     env.tables.register(&id, handle.clone());
     env.metrics.tables_created.fetch_add(1, Relaxed);
-    env.tasks.spawn(table.run_new(rx, conn, req_id, at));
+    env.tasks.spawn(async move {
+        // Opening is boxed, like every command's handling (see
+        // `Table::run`): this future lives as long as the table.
+        if Box::pin(table.open(conn, req_id, at)).await {
+            table.run(rx).await;
+        } else {
+            table.drain(rx).await;
+        }
+    });
     handle
 }
 
@@ -172,6 +180,7 @@ impl Recovered {
     /// Starts the table's actor.
     pub(crate) fn start(self) {
         let tasks = self.table.env.tasks.clone();
-        tasks.spawn(self.table.run(self.rx));
+        let Recovered { mut table, rx } = self;
+        tasks.spawn(async move { table.run(rx).await });
     }
 }
