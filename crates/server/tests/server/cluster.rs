@@ -10,6 +10,7 @@ use oxo_server::{Config, DbLocation};
 use serde_json::json;
 
 use crate::common::{Server, config, pair};
+use crate::restart::{LONG_GRACE, assert_o_grace_ran_on, o_away_three_seconds};
 
 #[path = "../../src/store/postgres/testdb.rs"]
 pub(crate) mod testdb;
@@ -66,7 +67,7 @@ async fn an_away_players_grace_period_keeps_its_end_on_the_new_owner() {
         return;
     };
     let grace = |cfg: Config| Config {
-        reconnect_grace: Duration::from_secs(20),
+        reconnect_grace: LONG_GRACE,
         ..cfg
     };
     let a = Server::with(grace(node(&url, 1))).await;
@@ -74,30 +75,14 @@ async fn an_away_players_grace_period_keeps_its_end_on_the_new_owner() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let b = Server::with(grace(node(&url, 2))).await;
-    let (mut x, o, table) = pair(&a, json!({})).await;
-    x.play(&table, "a1").await;
-    drop(o);
-    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
-        .await;
-    // O stays away three seconds; then the owner stops.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (x, _, table) = o_away_three_seconds(&a).await;
+    // Then the owner stops.
     let xt = x.token.clone();
     a.stop().await;
     drop(x);
 
     let mut x = b.resume_at(&xt, &table).await;
-    let state = x.table_until(|_| true).await;
-    let left = state
-        .players
-        .o
-        .as_ref()
-        .unwrap()
-        .grace_left_ms
-        .expect("away");
-    assert!(
-        (5_000..=17_500).contains(&left),
-        "O's grace period ran on from when O left: {left} ms left of 20,000"
-    );
+    assert_o_grace_ran_on(&x.table_until(|_| true).await);
     b.stop().await;
 }
 

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use oxo_core::Player;
-use oxo_protocol::TableStatus;
+use oxo_protocol::{TableState, TableStatus};
 use oxo_server::{Config, DbLocation};
 use serde_json::json;
 
-use crate::common::{Server, config, pair};
+use crate::common::{Client, Server, config, pair};
 
 fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -169,36 +169,19 @@ async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
     let db = temp_db("grace");
     let cfg = || Config {
         db: DbLocation::File(db.clone()),
-        reconnect_grace: std::time::Duration::from_secs(20),
+        reconnect_grace: LONG_GRACE,
         ..config()
     };
     let server = Server::with(cfg()).await;
-    let (mut x, o, table) = pair(&server, json!({})).await;
-    x.play(&table, "a1").await;
-    let ot = o.token.clone();
-    drop(o);
-    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
-        .await;
-    // O stays away three seconds, then the server restarts.
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let (x, ot, _) = o_away_three_seconds(&server).await;
+    // Then the server restarts.
     let xt = x.token.clone();
     server.stop().await;
     drop(x);
 
     let server = Server::with(cfg()).await;
     let (mut x, _) = server.resume(&xt).await;
-    let state = x.table_until(|_| true).await;
-    let left = state
-        .players
-        .o
-        .as_ref()
-        .unwrap()
-        .grace_left_ms
-        .expect("away");
-    assert!(
-        (5_000..=17_500).contains(&left),
-        "O's grace period ran on from when O left: {left} ms left of 20,000"
-    );
+    assert_o_grace_ran_on(&x.table_until(|_| true).await);
     // X's going away was never stored (the server stopped under it): a
     // fresh period.
     let (mut o, _) = server.resume(&ot).await;
@@ -210,4 +193,32 @@ async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
     );
     server.stop().await;
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+/// The grace period of the tests of its end across an outage.
+pub(crate) const LONG_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// On `server` (with [`LONG_GRACE`]): X and O sit down, X plays a1, and O
+/// goes away for three seconds. Returns X (still there), O's token and
+/// the table.
+pub(crate) async fn o_away_three_seconds(server: &Server) -> (Client, String, String) {
+    let (mut x, o, table) = pair(server, json!({})).await;
+    x.play(&table, "a1").await;
+    let ot = o.token.clone();
+    drop(o);
+    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    (x, ot, table)
+}
+
+/// The table after [`o_away_three_seconds`] and an outage, as a player
+/// sees it once it resumed: O's grace period ran on from when O left
+/// (but at least 5 s are left).
+pub(crate) fn assert_o_grace_ran_on(state: &TableState) {
+    let left = state.players.o.as_ref().unwrap().grace_left_ms;
+    assert!(
+        left.is_some_and(|ms| (5_000..=17_500).contains(&ms)),
+        "O's grace period ran on from when O left: {left:?} ms left of 20,000"
+    );
 }
