@@ -102,8 +102,8 @@ pub(crate) fn create(
 /// Rebuilds an unfinished table from the database and starts its actor.
 /// Its human players are disconnected: one whose going away was stored
 /// keeps what is left of their grace period (see `Rules::recover`), the
-/// others get a fresh one. A table
-/// whose saved state is impossible is skipped with a warning.
+/// others get a fresh one. A table whose saved state is impossible is
+/// skipped with a warning.
 pub(crate) fn recover(
     env: &Env,
     saved: SavedTable,
@@ -126,8 +126,9 @@ pub(crate) fn recover(
         round: row.round,
         scores: row.scores,
         away_left: ByPlayer::new_with(|p| {
-            row.away_until_ms[p]
-                .map(|until| Duration::from_millis(u64::try_from(until - now_ms()).unwrap_or(0)))
+            row.away_until_ms[p].map(|until| {
+                Duration::from_millis(u64::try_from(until.saturating_sub(now_ms())).unwrap_or(0))
+            })
         }),
         game: saved.game.map(|g| SavedRound {
             key: GameKey {
@@ -136,7 +137,9 @@ pub(crate) fn recover(
             },
             game: g.game,
             accepted: g.accepted,
-            idle: Duration::from_millis(u64::try_from(now_ms() - g.last_at_ms).unwrap_or(0)),
+            idle: Duration::from_millis(
+                u64::try_from(now_ms().saturating_sub(g.last_at_ms)).unwrap_or(0),
+            ),
         }),
     };
     let grace = env.reconnect_grace;

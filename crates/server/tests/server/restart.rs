@@ -195,6 +195,51 @@ async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
+/// Stored times that make no sense (from a broken clock, or written by
+/// hand) resume like times long gone or far ahead: never a crash, at
+/// least 5 s for the player to move and to come back, never more than the
+/// whole period.
+#[tokio::test]
+async fn absurd_stored_times_resume_within_the_least_and_the_whole_period() {
+    let db = temp_db("absurd-times");
+    let cfg = || Config {
+        db: DbLocation::File(db.clone()),
+        ..config()
+    };
+    let server = Server::with(cfg()).await;
+    let (mut x, _o, table) = pair(&server, json!({"move_time_ms": 30_000})).await;
+    x.play(&table, "a1").await;
+    let xt = x.token.clone();
+    server.stop().await;
+    drop(x);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(&format!(
+            "UPDATE moves SET at_ms = {min};
+             UPDATE games SET started_ms = {min};
+             UPDATE tables SET o_away_until_ms = {min}, x_away_until_ms = {max};",
+            min = i64::MIN,
+            max = i64::MAX
+        ))
+        .unwrap();
+    }
+
+    let server = Server::with(cfg()).await;
+    let (mut x, welcome) = server.resume(&xt).await;
+    assert_eq!(welcome["tables"], json!([table]));
+    let state = x.table_until(|_| true).await;
+    assert_eq!(state.board, "X........");
+    let clock = state.time_left_ms.expect("a clock");
+    assert!((4_000..=5_000).contains(&clock), "O's clock: {clock} ms");
+    let grace = state.players.o.as_ref().unwrap().grace_left_ms;
+    assert!(
+        grace.is_some_and(|ms| (4_000..=5_000).contains(&ms)),
+        "O's grace period: {grace:?} ms"
+    );
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
 /// The grace period of the tests of its end across an outage.
 pub(crate) const LONG_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
 
