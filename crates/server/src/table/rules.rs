@@ -226,7 +226,9 @@ impl Rules {
                 grace,
                 rng,
             },
-            accepted: VecDeque::with_capacity(REMEMBERED_MOVES),
+            // Grown as moves come (at most to the bound): a table that
+            // has seen few moves holds room for few.
+            accepted: VecDeque::new(),
         }
     }
 
