@@ -52,8 +52,10 @@ pub(crate) struct TableRequest {
 pub(crate) enum TableCmd {
     /// A client request.
     Request(Box<TableRequest>),
-    /// A player came back (`hello` with a token): attach this connection.
-    Attach(Conn),
+    /// A player came back (`hello` with a token): attach this connection
+    /// (boxed, like a request: every variant is one word, so a table's
+    /// queue reserves 16 bytes a slot rather than 24).
+    Attach(Box<Conn>),
     /// A connection closed.
     Detach(u64),
     /// A seated player changed their name.
@@ -62,6 +64,10 @@ pub(crate) enum TableCmd {
     /// writing anything.
     Lost,
 }
+
+// Every table's queue reserves room for its commands up front (tokio's
+// blocks of 32 slots): keep them two words.
+const _: () = assert!(std::mem::size_of::<TableCmd>() <= 16);
 
 /// How commands reach a table that runs on another node of a cluster
 /// (implemented by the bus).

@@ -134,7 +134,7 @@ pub(crate) async fn handle(
     }
     let conn = proxy(shared, link, proxies, &key, msg.origin_run, &who);
     let sent = match msg.cmd {
-        RemoteCmd::Attach => table.send(TableCmd::Attach(conn.clone())).await,
+        RemoteCmd::Attach => table.send(TableCmd::Attach(Box::new(conn.clone()))).await,
         RemoteCmd::Request { id, req } => {
             let leaving = matches!(req, TableReq::Leave);
             conn.outbox.owe_reply();

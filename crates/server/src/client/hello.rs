@@ -109,7 +109,7 @@ impl Client {
             if let Ok(handle) = self.find(&table_id).await {
                 if self.make_room(&table_id).await {
                     self.attached.insert(Arc::clone(&table_id), handle.clone());
-                    let _ = handle.send(TableCmd::Attach(conn.clone())).await;
+                    let _ = handle.send(TableCmd::Attach(Box::new(conn.clone()))).await;
                 }
             }
         }

@@ -324,7 +324,7 @@ impl Table {
             }
             TableCmd::Attach(conn) => {
                 if !self.is_closed() {
-                    let attached = self.attach(conn.clone());
+                    let attached = self.attach((*conn).clone());
                     self.show_attached(&conn, attached);
                 }
             }
