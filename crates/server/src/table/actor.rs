@@ -173,12 +173,7 @@ impl Table {
         let shutdown = self.env.shutdown.child_token().cancelled_owned();
         tokio::pin!(shutdown);
         loop {
-            // Handling is boxed out of this future, which every table
-            // holds for its whole life: idle, a table's task is a third
-            // of the size (most tables wait most of the time).
-            if self.timers_due() {
-                Box::pin(self.fire_timers()).await;
-            }
+            self.fire_timers().await;
             if self.is_closed() {
                 break;
             }
@@ -187,6 +182,9 @@ impl Table {
             tokio::select! {
                 biased;
                 () = &mut shutdown => break,
+                // Handling is boxed out of this future, which every table
+                // holds for its whole life: idle, a table's task is a third
+                // of the size (most tables wait most of the time).
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => Box::pin(self.handle_and_store(cmd)).await,
                     None => break,
@@ -230,15 +228,8 @@ impl Table {
         self.store_presence().await;
     }
 
-    /// Whether [`Table::fire_timers`] has something to do now.
-    fn timers_due(&self) -> bool {
-        let now = Instant::now();
-        let retry_waits = self.retry_at.is_some_and(|t| t > now);
-        (!retry_waits && self.rules.due(now).is_some())
-            || self.spectators_due.is_some_and(|t| t <= now)
-    }
-
-    /// Runs every timer that is due, in the order the rules give.
+    /// Runs every timer that is due, in the order the rules give (each
+    /// one's handling boxed, like a command's: see [`Table::run`]).
     async fn fire_timers(&mut self) {
         loop {
             let now = Instant::now();
@@ -246,23 +237,10 @@ impl Table {
                 break;
             }
             self.retry_at = None;
-            let done = match self.rules.due(now) {
-                None => break,
-                Some(Due::Bot(seat)) => self.bot_move(seat).await,
-                Some(Due::Timer(timer)) => match self.plan(Cmd::Timer(timer)) {
-                    Ok(plan) => {
-                        let closes = plan.events().contains(&Event::Closed);
-                        let on_failure = if closes {
-                            OnFailure::Abort
-                        } else {
-                            OnFailure::Refuse
-                        };
-                        self.execute(plan, on_failure).await.is_ok()
-                    }
-                    Err(_) => false,
-                },
+            let Some(due) = self.rules.due(now) else {
+                break;
             };
-            if !done {
+            if !Box::pin(self.fire(due)).await {
                 // Try again shortly rather than spinning on a failing store.
                 self.retry_at = Some(now + RETRY_AFTER);
                 break;
@@ -270,6 +248,25 @@ impl Table {
         }
         if self.spectators_due.is_some_and(|t| t <= Instant::now()) {
             self.broadcast();
+        }
+    }
+
+    /// Runs the timer `due`; whether its change was stored.
+    async fn fire(&mut self, due: Due) -> bool {
+        match due {
+            Due::Bot(seat) => self.bot_move(seat).await,
+            Due::Timer(timer) => match self.plan(Cmd::Timer(timer)) {
+                Ok(plan) => {
+                    let closes = plan.events().contains(&Event::Closed);
+                    let on_failure = if closes {
+                        OnFailure::Abort
+                    } else {
+                        OnFailure::Refuse
+                    };
+                    self.execute(plan, on_failure).await.is_ok()
+                }
+                Err(_) => false,
+            },
         }
     }
 
@@ -382,21 +379,10 @@ impl Table {
     /// store that fails leaves the state as it was (`OnFailure::Refuse`) or
     /// closes the table in memory (`OnFailure::Abort`).
     async fn execute(&mut self, plan: Plan, on_failure: OnFailure) -> Result<Reply, ClientError> {
-        let mut writes = self.writes(&plan);
+        let writes = self.writes(&plan);
         if !writes.is_empty() {
-            // Every commit of the table holds only under its lease.
-            writes.insert(
-                0,
-                Write::Fence {
-                    table: self.seq,
-                    epoch: self.epoch,
-                },
-            );
-            if let Err(e) = self.env.store.commit(writes).await {
+            if let Err(e) = self.commit(writes).await {
                 if let ServerError::Fenced { .. } = e {
-                    tracing::warn!(table = %self.id, error = %e, "the table has a new owner");
-                    self.env.metrics.stale_writes.fetch_add(1, Relaxed);
-                    self.step_down();
                     return Err(ClientError::table_moved());
                 }
                 tracing::error!(table = %self.id, error = %e, "could not store a table change");
@@ -449,11 +435,32 @@ impl Table {
         Ok(reply)
     }
 
+    /// Commits `writes` under the table's lease: a fence goes first, so
+    /// the commit holds only while this node still owns the table. If a
+    /// newer owner's lease refuses it, the table has moved: it stops here
+    /// (logged and counted) and the error says [`ServerError::Fenced`].
+    pub(super) async fn commit(&mut self, mut writes: Vec<Write>) -> Result<(), ServerError> {
+        writes.insert(
+            0,
+            Write::Fence {
+                table: self.seq,
+                epoch: self.epoch,
+            },
+        );
+        let result = self.env.store.commit(writes).await;
+        if let Err(e @ ServerError::Fenced { .. }) = &result {
+            tracing::warn!(table = %self.id, error = %e, "the table has a new owner");
+            self.env.metrics.stale_writes.fetch_add(1, Relaxed);
+            self.step_down();
+        }
+        result
+    }
+
     /// What storing `plan` takes: the table's record first (when it
     /// changed), then what each event says.
     fn writes(&self, plan: &Plan) -> Vec<Write> {
         let next = plan.next();
-        // Room for the fence `execute` puts first.
+        // Room for the fence `commit` puts first.
         let mut writes = Vec::with_capacity(plan.events().len() + 2);
         if plan.stored {
             writes.push(Write::Table(Box::new(self.row(next))));

@@ -2,7 +2,6 @@
 //! are sent, the lobby entry, and letting go of everything at the end.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 
 use oxo_core::Player;
 use oxo_protocol::{PlayerId, ServerMsg};
@@ -64,20 +63,11 @@ impl Table {
         if !std::mem::take(&mut self.presence_unsaved) || self.is_closed() {
             return;
         }
-        let writes = vec![
-            Write::Fence {
-                table: self.seq,
-                epoch: self.epoch,
-            },
-            Write::Table(Box::new(self.row(self.rules.state()))),
-        ];
-        match self.env.store.commit(writes).await {
-            Ok(()) => {}
-            Err(e @ ServerError::Fenced { .. }) => {
-                tracing::warn!(table = %self.id, error = %e, "the table has a new owner");
-                self.env.metrics.stale_writes.fetch_add(1, Relaxed);
-                self.step_down();
-            }
+        // Room for the fence `commit` puts first.
+        let mut writes = Vec::with_capacity(2);
+        writes.push(Write::Table(Box::new(self.row(self.rules.state()))));
+        match self.commit(writes).await {
+            Ok(()) | Err(ServerError::Fenced { .. }) => {}
             Err(e) => tracing::warn!(
                 table = %self.id,
                 error = %e,
