@@ -75,6 +75,17 @@ pub(crate) struct GameEnd {
     pub(crate) at_ms: i64,
 }
 
+/// What an insert of a table's row that finds it stored already sets (the
+/// `ON CONFLICT (seq) DO UPDATE SET` of every SQL engine): everything but
+/// its `id`, `options` and `created_ms` (see [`TableRow`]).
+pub(crate) const TABLE_ROW_UPDATE: &str = "status = excluded.status, x_player = excluded.x_player,
+    o_player = excluded.o_player, bot_seat = excluded.bot_seat,
+    round = excluded.round, score_x = excluded.score_x,
+    score_o = excluded.score_o, draws = excluded.draws,
+    game = excluded.game, updated_ms = excluded.updated_ms,
+    x_away_until_ms = excluded.x_away_until_ms,
+    o_away_until_ms = excluded.o_away_until_ms";
+
 /// A table as stored.
 ///
 /// Written whole ([`Write::Table`]); a table that exists already keeps its

@@ -11,7 +11,7 @@ use super::error::db;
 use super::lease::{DB_NOW_MS, Lease};
 use crate::error::ServerError;
 use crate::ids::now_ms;
-use crate::store::rows::Write;
+use crate::store::rows::{TABLE_ROW_UPDATE, Write};
 use crate::store::text::{self, json};
 
 /// A `u32` column, stored as `BIGINT`.
@@ -69,14 +69,7 @@ static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
              lease_until, x_away_until_ms, o_away_until_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1,
              {DB_NOW_MS} + $16, $17, $18)
-         ON CONFLICT (seq) DO UPDATE SET
-             status = excluded.status, x_player = excluded.x_player,
-             o_player = excluded.o_player, bot_seat = excluded.bot_seat,
-             round = excluded.round, score_x = excluded.score_x,
-             score_o = excluded.score_o, draws = excluded.draws,
-             game = excluded.game, updated_ms = excluded.updated_ms,
-             x_away_until_ms = excluded.x_away_until_ms,
-             o_away_until_ms = excluded.o_away_until_ms"
+         ON CONFLICT (seq) DO UPDATE SET {TABLE_ROW_UPDATE}"
     )
 });
 

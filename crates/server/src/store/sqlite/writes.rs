@@ -3,12 +3,25 @@
 //! The writer thread (`writer`) decides when and in which transaction a
 //! write runs; this file only says what it does to the rows.
 
+use std::sync::LazyLock;
+
 use oxo_core::Outcome;
 use rusqlite::{Connection, params};
 
 use crate::ids::now_ms;
-use crate::store::rows::Write;
+use crate::store::rows::{TABLE_ROW_UPDATE, Write};
 use crate::store::text;
+
+/// A table's row, new or updated.
+static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
+             score_x, score_o, draws, game, created_ms, updated_ms, x_away_until_ms,
+             o_away_until_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+         ON CONFLICT (seq) DO UPDATE SET {TABLE_ROW_UPDATE}"
+    )
+});
 
 /// The stored JSON of `value`, failing the write if it does not serialize.
 fn json<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
@@ -34,21 +47,7 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
         }
         Write::Table(row) => {
             let options = json(&row.options)?;
-            conn.prepare_cached(
-                "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
-                     score_x, score_o, draws, game, created_ms, updated_ms, x_away_until_ms,
-                     o_away_until_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-                 ON CONFLICT (seq) DO UPDATE SET
-                     status = excluded.status, x_player = excluded.x_player,
-                     o_player = excluded.o_player, bot_seat = excluded.bot_seat,
-                     round = excluded.round, score_x = excluded.score_x,
-                     score_o = excluded.score_o, draws = excluded.draws,
-                     game = excluded.game, updated_ms = excluded.updated_ms,
-                     x_away_until_ms = excluded.x_away_until_ms,
-                     o_away_until_ms = excluded.o_away_until_ms",
-            )?
-            .execute(params![
+            conn.prepare_cached(&UPSERT_TABLE)?.execute(params![
                 row.seq,
                 row.id,
                 options,
