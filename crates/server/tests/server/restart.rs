@@ -10,14 +10,40 @@ use serde_json::json;
 
 use crate::common::{Client, Server, config, pair};
 
-fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "oxo-server-test-{name}-{}-{}",
-        std::process::id(),
-        rand_suffix()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("oxo.db")
+/// A database file in a directory of its own, removed when dropped (also
+/// when a test fails).
+struct TempDb {
+    path: PathBuf,
+}
+
+impl TempDb {
+    fn new(name: &str) -> TempDb {
+        let dir = std::env::temp_dir().join(format!(
+            "oxo-server-test-{name}-{}-{}",
+            std::process::id(),
+            rand_suffix()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDb {
+            path: dir.join("oxo.db"),
+        }
+    }
+
+    /// The tests' configuration on this file.
+    fn config(&self) -> Config {
+        Config {
+            db: DbLocation::File(self.path.clone()),
+            ..config()
+        }
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 fn rand_suffix() -> u128 {
@@ -29,11 +55,8 @@ fn rand_suffix() -> u128 {
 
 #[tokio::test]
 async fn unfinished_games_resume_after_a_restart() {
-    let db = temp_db("restart");
-    let cfg = || Config {
-        db: DbLocation::File(db.clone()),
-        ..config()
-    };
+    let db = TempDb::new("restart");
+    let cfg = || db.config();
     let server = Server::with(cfg()).await;
     let (mut x, mut o, table) = pair(&server, json!({"starter":"alternate"})).await;
     x.play(&table, "a1").await;
@@ -80,16 +103,12 @@ async fn unfinished_games_resume_after_a_restart() {
     let state = x.table_until(|_| true).await;
     assert_eq!((state.round, state.scores.x), (2, 1));
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
 #[tokio::test]
 async fn a_corrupt_table_is_skipped_and_the_others_resume() {
-    let db = temp_db("corrupt");
-    let cfg = || Config {
-        db: DbLocation::File(db.clone()),
-        ..config()
-    };
+    let db = TempDb::new("corrupt");
+    let cfg = || db.config();
     let server = Server::with(cfg()).await;
     // Four tables, one move each; three get a corrupt row below.
     let mut tables = Vec::new();
@@ -100,7 +119,7 @@ async fn a_corrupt_table_is_skipped_and_the_others_resume() {
     }
     server.stop().await;
     {
-        let conn = rusqlite::Connection::open(&db).unwrap();
+        let conn = rusqlite::Connection::open(&db.path).unwrap();
         let bad_status = "UPDATE tables SET status = 'bogus' WHERE id = ?1";
         let bad_options = "UPDATE tables SET options = 'not json' WHERE id = ?1";
         let bad_move = "UPDATE moves SET cell = 'z9'
@@ -126,7 +145,6 @@ async fn a_corrupt_table_is_skipped_and_the_others_resume() {
     let state = o.play(table, "a1").await;
     assert_eq!(state.board, "O...X....");
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
 /// A per-move clock keeps running while the server is down: its deadline
@@ -134,11 +152,8 @@ async fn a_corrupt_table_is_skipped_and_the_others_resume() {
 /// restart (docs/protocol.md, Reconnecting).
 #[tokio::test]
 async fn a_per_move_clock_keeps_its_deadline_across_a_restart() {
-    let db = temp_db("clock");
-    let cfg = || Config {
-        db: DbLocation::File(db.clone()),
-        ..config()
-    };
+    let db = TempDb::new("clock");
+    let cfg = || db.config();
     let server = Server::with(cfg()).await;
     let (mut x, _o, table) = pair(&server, json!({"move_time_ms": 30_000})).await;
     x.play(&table, "a1").await;
@@ -158,7 +173,6 @@ async fn a_per_move_clock_keeps_its_deadline_across_a_restart() {
         "O's clock ran on while the server was down: {left} ms left of 30,000"
     );
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
 /// A grace period keeps its end across a restart: a player who went away
@@ -166,11 +180,10 @@ async fn a_per_move_clock_keeps_its_deadline_across_a_restart() {
 /// (docs/protocol.md, Reconnecting).
 #[tokio::test]
 async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
-    let db = temp_db("grace");
+    let db = TempDb::new("grace");
     let cfg = || Config {
-        db: DbLocation::File(db.clone()),
         reconnect_grace: LONG_GRACE,
-        ..config()
+        ..db.config()
     };
     let server = Server::with(cfg()).await;
     let (x, ot, _) = o_away_three_seconds(&server).await;
@@ -192,7 +205,6 @@ async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
         "X's period: {left:?}"
     );
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
 /// Stored times that make no sense (from a broken clock, or written by
@@ -201,11 +213,8 @@ async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
 /// whole period.
 #[tokio::test]
 async fn absurd_stored_times_resume_within_the_least_and_the_whole_period() {
-    let db = temp_db("absurd-times");
-    let cfg = || Config {
-        db: DbLocation::File(db.clone()),
-        ..config()
-    };
+    let db = TempDb::new("absurd-times");
+    let cfg = || db.config();
     let server = Server::with(cfg()).await;
     let (mut x, _o, table) = pair(&server, json!({"move_time_ms": 30_000})).await;
     x.play(&table, "a1").await;
@@ -213,7 +222,7 @@ async fn absurd_stored_times_resume_within_the_least_and_the_whole_period() {
     server.stop().await;
     drop(x);
     {
-        let conn = rusqlite::Connection::open(&db).unwrap();
+        let conn = rusqlite::Connection::open(&db.path).unwrap();
         conn.execute_batch(&format!(
             "UPDATE moves SET at_ms = {min};
              UPDATE games SET started_ms = {min};
@@ -237,7 +246,6 @@ async fn absurd_stored_times_resume_within_the_least_and_the_whole_period() {
         "O's grace period: {grace:?} ms"
     );
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
 /// The grace period of the tests of its end across an outage.
