@@ -21,6 +21,7 @@ use oxo_protocol::limits::MAX_NAME_CHARS;
 
 use crate::ids::TokenHash;
 use crate::live::LiveStatus;
+use crate::store::Store;
 
 /// A player as the server knows them (the token itself is never kept).
 #[derive(Debug)]
@@ -76,6 +77,20 @@ impl Account {
             .filter(|(_, s)| s.in_play())
             .map(|(t, _)| Arc::clone(t))
             .collect()
+    }
+
+    /// Takes a seat at `table` for the player, unless they already hold
+    /// `max` seats in play elsewhere: counted here ([`Account::try_add_table`])
+    /// and, in a cluster, by `store` across every node (see
+    /// `Store::seats_full`).
+    pub(crate) async fn try_take_seat(
+        &self,
+        store: &dyn Store,
+        table: &Arc<str>,
+        status: &LiveStatus,
+        max: usize,
+    ) -> bool {
+        !store.seats_full(&self.id, table, max).await && self.try_add_table(table, status, max)
     }
 
     /// Records a seat at `table`, unless the player already holds `max`

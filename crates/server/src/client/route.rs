@@ -138,12 +138,10 @@ impl Client {
         }
         let live = LiveStatus::new(TableStatus::Waiting);
         let max = self.shared.config.max_tables_per_player;
-        if self
-            .shared
-            .store
-            .seats_full(&conn.account.id, None, max)
+        if !conn
+            .account
+            .try_take_seat(&*self.shared.store, &table_id, &live, max)
             .await
-            || !conn.account.try_add_table(&table_id, &live, max)
         {
             return Err(ClientError::too_many_seats(max));
         }

@@ -207,12 +207,12 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     fn seats_full<'a>(
         &'a self,
         player: &'a str,
-        except: Option<&'a str>,
+        except: &'a str,
         max: usize,
     ) -> BoxFuture<'a, bool> {
         Box::pin(async move {
             match self.seats_in_play(player).await {
-                Ok(tables) => tables.iter().filter(|t| Some(t.as_str()) != except).count() >= max,
+                Ok(tables) => tables.iter().filter(|t| t.as_str() != except).count() >= max,
                 Err(e) => {
                     tracing::warn!(error = %e, "could not count a player's seats");
                     false

@@ -98,14 +98,10 @@ impl Table {
             return Ok(Reply::Done);
         }
         let max = self.env.max_tables_per_player;
-        if self
-            .env
-            .store
-            .seats_full(&conn.account.id, Some(self.id.as_str()), max)
+        if !conn
+            .account
+            .try_take_seat(&*self.env.store, &Arc::from(&self.id), &self.live, max)
             .await
-            || !conn
-                .account
-                .try_add_table(&Arc::from(&self.id), &self.live, max)
         {
             return Err(ClientError::too_many_seats(max));
         }
