@@ -21,7 +21,7 @@ use oxo_protocol::limits::MAX_NAME_CHARS;
 
 use crate::ids::TokenHash;
 use crate::live::LiveStatus;
-use crate::store::Store;
+use crate::store::{PlayerRow, Store};
 
 /// A player as the server knows them (the token itself is never kept).
 #[derive(Debug)]
@@ -125,6 +125,10 @@ struct Registry {
     by_token: HashMap<TokenHash, Weak<Account>>,
     /// The map's size after the last sweep.
     swept: usize,
+    /// Seats at tables listed on start whose actors have not started yet
+    /// (see `table::asleep`), by player id: an account loaded meanwhile
+    /// takes them up, so its player finds those tables on `hello`.
+    waiting_seats: HashMap<Arc<str>, Vec<(Arc<str>, LiveStatus)>>,
 }
 
 impl Accounts {
@@ -158,11 +162,49 @@ impl Accounts {
             inner.by_token.shrink_to_fit();
             inner.swept = inner.by_token.len();
         }
+        if let Some(seats) = inner.waiting_seats.get(&account.id) {
+            for (table, status) in seats {
+                account.try_add_table(table, status, usize::MAX);
+            }
+        }
         let account = Arc::new(account);
         inner
             .by_token
             .insert(account.token_hash, Arc::downgrade(&account));
         account
+    }
+
+    /// The account of `row`, a player read from the store: the one loaded
+    /// already if there is one.
+    pub(crate) fn load(&self, row: &PlayerRow) -> Arc<Account> {
+        self.insert(Account::new(
+            Arc::from(row.id.as_str()),
+            row.token_hash,
+            Arc::from(row.name.as_str()),
+        ))
+    }
+
+    /// Player `player` holds a seat at `table`, listed on start but not
+    /// started yet: any account of theirs loaded before it starts shows
+    /// it ([`Accounts::seat_started`] ends that).
+    pub(crate) fn seat_waiting(&self, player: &Arc<str>, table: &Arc<str>, status: &LiveStatus) {
+        lock(&self.inner)
+            .waiting_seats
+            .entry(Arc::clone(player))
+            .or_default()
+            .push((Arc::clone(table), status.clone()));
+    }
+
+    /// The table `table`, where `player` sits, has started (or is gone):
+    /// its seat is the table's to keep from now on.
+    pub(crate) fn seat_started(&self, player: &str, table: &str) {
+        let mut inner = lock(&self.inner);
+        if let Some(seats) = inner.waiting_seats.get_mut(player) {
+            seats.retain(|(t, _)| &**t != table);
+            if seats.is_empty() {
+                inner.waiting_seats.remove(player);
+            }
+        }
     }
 }
 

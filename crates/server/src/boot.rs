@@ -15,6 +15,7 @@ use crate::config::{Config, DbLocation};
 use crate::error::ServerError;
 use crate::lobby;
 use crate::metrics::Metrics;
+use crate::resume;
 use crate::state::{AppState, Shared};
 use crate::store::{Postgres, Sqlite, Store};
 
@@ -61,18 +62,14 @@ impl AppState {
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
     ) -> Result<AppState, ServerError> {
-        // In a cluster, the leader claims the tables (see `cluster`).
+        // In a cluster, nodes claim the tables (see `cluster`).
         let clustered = matches!(config.db, DbLocation::Postgres { .. });
-        let saved = if clustered {
-            Vec::new()
-        } else {
-            store.unfinished_tables()?
-        };
         let shared = Arc::new(Shared::new(config, store, metrics));
-        let recovered = saved.len();
-        cluster::resume(&shared, saved);
-        if recovered > 0 {
-            tracing::info!(tables = recovered, "resumed unfinished tables");
+        if !clustered {
+            let listed = resume::list(&shared)?;
+            if listed > 0 {
+                tracing::info!(tables = listed, "listed unfinished tables; resuming them");
+            }
         }
         if let Some(node) = &shared.node {
             shared

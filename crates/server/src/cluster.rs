@@ -30,11 +30,10 @@ use std::time::{Duration, Instant};
 
 use oxo_core::ByPlayer;
 
-use crate::accounts::Account;
 use crate::handle::{TableCmd, TableHandle};
 use crate::node::{Leader, Node};
 use crate::state::Shared;
-use crate::store::{CLAIM_BATCH, PlayerRow, SavedTable};
+use crate::store::{CLAIM_BATCH, SavedTable};
 use crate::table;
 
 /// Leads or follows until the server shuts down.
@@ -290,22 +289,14 @@ pub(crate) fn resume(shared: &Shared, saved: Vec<SavedTable>) {
     let mut rebuilt = Vec::with_capacity(saved.len());
     for saved in saved {
         let accounts = ByPlayer {
-            x: saved.players.x.as_ref().map(|p| load_account(shared, p)),
-            o: saved.players.o.as_ref().map(|p| load_account(shared, p)),
+            x: saved.players.x.as_ref().map(|p| shared.accounts.load(p)),
+            o: saved.players.o.as_ref().map(|p| shared.accounts.load(p)),
         };
         rebuilt.extend(table::recover(&env, saved, accounts));
     }
     for table in rebuilt {
         table.start();
     }
-}
-
-fn load_account(shared: &Shared, row: &PlayerRow) -> Arc<Account> {
-    shared.accounts.insert(Account::new(
-        Arc::from(row.id.as_str()),
-        row.token_hash,
-        Arc::from(row.name.as_str()),
-    ))
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@ use crate::accounts::Account;
 use crate::conn::Conn;
 use crate::live::LiveStatus;
 
+/// Commands a table's queue holds before its actor applies them.
+pub(crate) const TABLE_QUEUE: usize = 256;
+
 /// A request for a table, from a connection. (Serializable: in a cluster
 /// it may travel to the node that runs the table.)
 #[derive(Debug, Serialize, Deserialize)]
@@ -80,6 +83,14 @@ pub(crate) trait Forward: Send + Sync + std::fmt::Debug {
     fn is_gone(&self) -> bool;
 }
 
+/// Starts a resumed table's actor on the first command sent to it (see
+/// `table::asleep`): a table listed on start runs only once it is used or
+/// its turn in the background comes.
+pub(crate) trait Wake: Send + Sync + std::fmt::Debug {
+    /// A command was queued: start the actor if it is not running yet.
+    fn wake(self: Arc<Self>);
+}
+
 /// Where a handle's commands go.
 #[derive(Clone, Debug)]
 enum Route {
@@ -98,6 +109,8 @@ pub(crate) struct TableHandle {
     lease: (i64, i64),
     /// When the handle was made (the table opened or was resumed here).
     since: std::time::Instant,
+    /// For a table resumed on start: what starts its actor.
+    wake: Option<Arc<dyn Wake>>,
 }
 
 impl TableHandle {
@@ -113,6 +126,21 @@ impl TableHandle {
             live,
             lease,
             since: std::time::Instant::now(),
+            wake: None,
+        }
+    }
+
+    /// A handle on the queue `tx` of a table resumed on start whose actor
+    /// may not run yet: a command sent through it calls `wake` once queued.
+    pub(crate) fn asleep(
+        tx: mpsc::Sender<TableCmd>,
+        live: LiveStatus,
+        lease: (i64, i64),
+        wake: Arc<dyn Wake>,
+    ) -> TableHandle {
+        TableHandle {
+            wake: Some(wake),
+            ..TableHandle::new(tx, live, lease)
         }
     }
 
@@ -125,13 +153,20 @@ impl TableHandle {
             live: LiveStatus::new(TableStatus::InProgress),
             lease: (0, 0),
             since: std::time::Instant::now(),
+            wake: None,
         }
     }
 
     /// Queues a command; `false` if the table has gone.
     pub(crate) async fn send(&self, cmd: TableCmd) -> bool {
         match &self.route {
-            Route::Local(tx) => tx.send(cmd).await.is_ok(),
+            Route::Local(tx) => {
+                let queued = tx.send(cmd).await.is_ok();
+                if let (true, Some(wake)) = (queued, &self.wake) {
+                    Arc::clone(wake).wake();
+                }
+                queued
+            }
             Route::Remote(forward) => forward.send(cmd).await,
         }
     }

@@ -67,6 +67,7 @@ mod metrics;
 mod node;
 mod rate;
 mod relay;
+mod resume;
 mod state;
 mod store;
 mod table;

@@ -34,7 +34,7 @@ pub(crate) struct Shared {
     /// Where everything durable goes (see `store`).
     pub(crate) store: Arc<dyn Store>,
     pub(crate) metrics: Arc<Metrics>,
-    pub(crate) accounts: Accounts,
+    pub(crate) accounts: Arc<Accounts>,
     /// The open tables.
     pub(crate) tables: Arc<Tables>,
     /// Shared with the lobby task, which needs nothing else of this.
@@ -66,7 +66,7 @@ impl Shared {
             config,
             store,
             metrics,
-            accounts: Accounts::default(),
+            accounts: Arc::default(),
             tables: Arc::default(),
             lobby: Arc::default(),
             shutdown,

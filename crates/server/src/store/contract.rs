@@ -31,7 +31,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use oxo_protocol::{GameRecord, GameSummary};
 
-use super::rows::{GamesQuery, LeaderRow, PlayerRow, SavedTable, Write};
+use super::rows::{GamesQuery, LeaderRow, PlayerRow, SavedTable, TableRow, Write};
 use crate::error::ServerError;
 use crate::ids::{TokenHash, now_ms};
 
@@ -124,6 +124,43 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     ///
     /// [`AppState::new`]: crate::AppState::new
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError>;
+
+    /// The rows of every table that is not closed, as
+    /// [`Store::unfinished_tables`] reads them but without their players
+    /// or games: what start-up needs before the server listens (the rest
+    /// follows in the background, or per table with
+    /// [`Store::unfinished_table`]). A row that does not read back is
+    /// skipped (and logged).
+    ///
+    /// Synchronous, like [`Store::unfinished_tables`]. The default reads
+    /// everything and keeps the rows: right for a store in memory.
+    ///
+    /// # Errors
+    ///
+    /// Only if the store cannot be read at all.
+    fn unfinished_rows(&self) -> Result<Vec<TableRow>, ServerError> {
+        Ok(self
+            .unfinished_tables()?
+            .into_iter()
+            .map(|t| t.row)
+            .collect())
+    }
+
+    /// The unfinished table with key `seq`, read back whole as in
+    /// [`Store::unfinished_tables`]: `None` if it is closed or gone. For a
+    /// table needed before the background read of all of them reaches it,
+    /// so it must not wait for that read. The default reads every table:
+    /// right for a store in memory.
+    ///
+    /// # Errors
+    ///
+    /// The store's, or why the table does not read back.
+    fn unfinished_table(&self, seq: i64) -> StoreFuture<'_, Option<SavedTable>> {
+        let found = self
+            .unfinished_tables()
+            .map(|all| all.into_iter().find(|t| t.row.seq == seq));
+        Box::pin(async move { found })
+    }
 
     /// Cluster only: claims for this node (up to a batch of) the open
     /// tables whose owner's lease has run out (a node that died or

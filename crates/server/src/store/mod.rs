@@ -38,3 +38,5 @@ pub(crate) use rows::{
     GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, PlayerRow, SavedTable, TableRow, Write,
 };
 pub(crate) use sqlite::Sqlite;
+#[cfg(test)]
+pub(crate) use sqlite::temp::TempDb;

@@ -214,7 +214,7 @@ pub(crate) struct PlayerRow {
     pub(crate) name: String,
 }
 
-/// An unfinished table read back on start.
+/// An unfinished table read back whole, its current game replayed.
 #[derive(Debug)]
 pub(crate) struct SavedTable {
     pub(crate) row: TableRow,

@@ -32,33 +32,29 @@
 //! next start).
 
 mod actor;
+mod asleep;
 mod env;
+mod resumed;
 mod rules;
 mod view;
 
+pub(crate) use asleep::Asleep;
 pub(crate) use env::Env;
+pub(crate) use resumed::{ResumedAt, recover};
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::Duration;
 
-use oxo_core::{ByPlayer, Rng};
-use oxo_protocol::{PlayerId, TableId, TableOptions};
+use oxo_core::Rng;
+use oxo_protocol::{TableId, TableOptions};
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
-use crate::accounts::Account;
 use crate::conn::Conn;
-use crate::handle::{TableCmd, TableHandle};
+use crate::handle::{TABLE_QUEUE, TableHandle};
 use crate::ids::{now_ms, seed};
 use crate::live::LiveStatus;
-use crate::store::SavedTable;
 use actor::Table;
-use rules::recover::{Saved, SavedRound};
-use rules::{GameKey, Rules};
-
-/// Commands a table's queue holds before the actor applies them.
-const QUEUE: usize = 256;
+use rules::Rules;
 
 /// Creates a table for `conn`'s player, who already holds the seat slot
 /// (`Account::try_add_table`), and starts its actor; the actor replies to
@@ -82,7 +78,7 @@ pub(crate) fn create(
         rules,
         now_ms(),
     );
-    let (tx, rx) = mpsc::channel(QUEUE);
+    let (tx, rx) = mpsc::channel(TABLE_QUEUE);
     // A new table's lease starts at epoch 1 (see `store::postgres`).
     let handle = TableHandle::new(tx, live, (seq, 1));
     env.tables.register(&id, handle.clone());
@@ -97,93 +93,4 @@ pub(crate) fn create(
         }
     });
     handle
-}
-
-/// Rebuilds an unfinished table from the database and starts its actor.
-/// Its human players are disconnected: one whose going away was stored
-/// keeps what is left of their grace period (see `Rules::recover`), the
-/// others get a fresh one. A table whose saved state is impossible is
-/// skipped with a warning.
-pub(crate) fn recover(
-    env: &Env,
-    saved: SavedTable,
-    accounts: ByPlayer<Option<Arc<Account>>>,
-) -> Option<Recovered> {
-    let row = saved.row;
-    let epoch = saved.epoch;
-    // People sit where no bot does.
-    let accounts = ByPlayer::new_with(|p| accounts[p].clone().filter(|_| row.bot_seat != Some(p)));
-    let players = ByPlayer::new_with(|p| {
-        accounts[p]
-            .as_ref()
-            .map(|a| PlayerId::from(Arc::clone(&a.id)))
-    });
-    let saved = Saved {
-        options: row.options,
-        status: row.status,
-        players,
-        bot_seat: row.bot_seat,
-        round: row.round,
-        scores: row.scores,
-        away_left: ByPlayer::new_with(|p| {
-            row.away_until_ms[p].map(|until| {
-                Duration::from_millis(u64::try_from(until.saturating_sub(now_ms())).unwrap_or(0))
-            })
-        }),
-        game: saved.game.map(|g| SavedRound {
-            key: GameKey {
-                id: g.id.into(),
-                seq: g.seq,
-            },
-            game: g.game,
-            accepted: g.accepted,
-            idle: Duration::from_millis(
-                u64::try_from(now_ms().saturating_sub(g.last_at_ms)).unwrap_or(0),
-            ),
-        }),
-    };
-    let grace = env.reconnect_grace;
-    let rules = match Rules::recover(saved, grace, Rng::new(seed()), Instant::now()) {
-        Ok(rules) => rules,
-        Err(why) => {
-            tracing::warn!(table = %row.id, why, "skipped an unfinished table that cannot resume");
-            return None;
-        }
-    };
-    let live = LiveStatus::new(rules.state().status());
-    let mut table = Table::new(
-        env.clone(),
-        row.seq,
-        TableId::from(Arc::clone(&row.id)),
-        live.clone(),
-        rules,
-        row.created_ms,
-    );
-    table.epoch = epoch;
-    for account in [&accounts.x, &accounts.o].into_iter().flatten() {
-        account.try_add_table(&row.id, &live, usize::MAX);
-    }
-    table.accounts = accounts;
-    table.lobby_dirty = true;
-    let (tx, rx) = mpsc::channel(QUEUE);
-    env.tables
-        .register(&row.id, TableHandle::new(tx, live, (row.seq, epoch)));
-    Some(Recovered { table, rx })
-}
-
-/// A table rebuilt from the store and registered, whose actor is not
-/// running yet: requests sent to it wait in its queue until
-/// [`Recovered::start`].
-pub(crate) struct Recovered {
-    table: Table,
-    rx: mpsc::Receiver<TableCmd>,
-}
-
-impl Recovered {
-    /// Starts the table's actor.
-    pub(crate) fn start(self) {
-        let tasks = self.table.env.tasks.clone();
-        let Recovered { mut table, rx } = self;
-        tasks.spawn(async move { table.run(rx).await });
-    }
 }

@@ -40,7 +40,7 @@ mod reads;
 mod recover;
 mod schema;
 #[cfg(test)]
-mod temp;
+pub(crate) mod temp;
 mod writer;
 mod writes;
 
@@ -54,13 +54,14 @@ use oxo_protocol::{GameRecord, GameSummary};
 use rusqlite::Connection;
 use tokio::sync::{mpsc, oneshot};
 
+use self::recover::Scope;
 use self::writer::{LastCommit, Op, ReadJob};
 use crate::config::DbLocation;
 use crate::error::ServerError;
 use crate::ids::TokenHash;
 use crate::metrics::Metrics;
 use crate::store::contract::{Store, StoreFuture, probe_write};
-use crate::store::rows::{GamesQuery, PlayerRow, SavedTable, Write};
+use crate::store::rows::{GamesQuery, PlayerRow, SavedTable, TableRow, Write};
 
 /// How recent a successful commit must be for [`Store::health`] to skip
 /// its probe write.
@@ -194,14 +195,42 @@ impl Sqlite {
             })
             .await
             .map_err(|_| ServerError::StoreClosed)?,
-            None => {
-                let (tx, rx) = oneshot::channel();
-                self.read_on_writer(f, move |result| {
-                    let _ = tx.send(result);
-                })?;
-                rx.await.map_err(|_| ServerError::StoreClosed)?
-            }
+            None => self.on_writer(f).await,
         }
+    }
+
+    /// Runs `f` on the writer's connection, between group commits.
+    ///
+    /// # Errors
+    ///
+    /// `f`'s error, or [`ServerError::StoreClosed`].
+    async fn on_writer<T, F>(&self, f: F) -> Result<T, ServerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, ServerError> + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        self.read_on_writer(f, move |result| {
+            let _ = tx.send(result);
+        })?;
+        rx.await.map_err(|_| ServerError::StoreClosed)?
+    }
+
+    /// Starts reading the seated players of every open table on the
+    /// writer's connection (idle until the server starts), for start-up to
+    /// read the rest on the reader's meanwhile; what it returns waits for
+    /// them.
+    fn players_on_writer(
+        &self,
+    ) -> Result<impl FnOnce() -> Result<recover::Players, ServerError>, ServerError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.read_on_writer(
+            |c| recover::seated_players(c, Scope::All),
+            move |players| {
+                let _ = tx.send(players);
+            },
+        )?;
+        Ok(move || rx.recv().map_err(|_| ServerError::StoreClosed)?)
     }
 
     /// [`Sqlite::read`] on the calling thread, which it blocks: for start-up.
@@ -295,32 +324,51 @@ impl Store for Sqlite {
 
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError> {
         let recovered = match self.reader()? {
-            // A file has two connections: the writer's, idle until the
-            // server starts, reads the seated players while the reader
-            // reads the rest. Nothing writes yet: both see the same rows.
+            // A file has two connections: the writer's reads the seated
+            // players while the reader reads the rest. Nothing that changes
+            // these rows is written yet (their tables are not running):
+            // both see the same rows.
             Some(reader) => {
-                let (tx, rx) = std::sync::mpsc::channel();
-                self.read_on_writer(recover::seated_players, move |players| {
-                    let _ = tx.send(players);
-                })?;
+                let players = self.players_on_writer()?;
                 let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
-                recover::load_open_tables_with(&conn, || {
-                    rx.recv().map_err(|_| ServerError::StoreClosed)?
-                })?
+                recover::load_open_tables_with(&conn, Scope::All, players)?
             }
-            None => self.read_now(recover::load_open_tables)?,
+            None => self.read_now(|c| recover::load_open_tables(c, Scope::All))?,
         };
-        for skipped in &recovered.skipped {
-            tracing::warn!(
-                table = %skipped.table,
-                error = %skipped.error,
-                "skipped an unfinished table that could not be read back; the others resume"
-            );
-        }
-        Ok(recovered.tables)
+        Ok(logged(recovered))
+    }
+
+    fn unfinished_rows(&self) -> Result<Vec<TableRow>, ServerError> {
+        Ok(logged(self.read_now(recover::load_open_rows)?))
+    }
+
+    fn unfinished_table(&self, seq: i64) -> StoreFuture<'_, Option<SavedTable>> {
+        // On the writer's connection: the reader may be busy reading every
+        // table (see `resume`), which this one must not wait for.
+        Box::pin(async move {
+            let mut recovered = self
+                .on_writer(move |c| recover::load_open_tables(c, Scope::One(seq)))
+                .await?;
+            match recovered.skipped.pop() {
+                Some(skipped) => Err(skipped.error),
+                None => Ok(recovered.tables.pop()),
+            }
+        })
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(self.shut())
     }
+}
+
+/// The tables recovery read back, with a warning for each it skipped.
+fn logged<T>(recovered: recover::Recovered<T>) -> Vec<T> {
+    for skipped in &recovered.skipped {
+        tracing::warn!(
+            table = %skipped.table,
+            error = %skipped.error,
+            "skipped an unfinished table that could not be read back; the others resume"
+        );
+    }
+    recovered.tables
 }

@@ -31,11 +31,57 @@ use crate::store::replay::saved_game;
 use crate::store::rows::{MoveRow, PlayerRow, SavedGame, SavedTable, TableRow};
 use crate::store::text::{self, from_json, token_hash_of};
 
-/// What recovery found: the tables to resume, and those skipped.
-#[derive(Debug, Default)]
-pub(super) struct Recovered {
-    pub(super) tables: Vec<SavedTable>,
+/// What recovery found: the tables to resume (whole, or their heads),
+/// and those skipped.
+#[derive(Debug)]
+pub(super) struct Recovered<T> {
+    pub(super) tables: Vec<T>,
     pub(super) skipped: Vec<Skipped>,
+}
+
+impl<T> Recovered<T> {
+    fn new() -> Recovered<T> {
+        Recovered {
+            tables: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// Keeps `table`, or notes why it was skipped.
+    fn push(&mut self, seq: i64, id: Option<String>, table: Result<T, ServerError>) {
+        match table {
+            Ok(table) => self.tables.push(table),
+            Err(error) => self.skipped.push(Skipped {
+                table: id.unwrap_or_else(|| format!("key {seq}")),
+                error,
+            }),
+        }
+    }
+}
+
+/// Which open tables a read covers: all of them (on start), or the one
+/// with a key (a table needed before the read of all of them reaches it).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Scope {
+    All,
+    One(i64),
+}
+
+impl Scope {
+    /// The condition on `tables t` that selects the scope's open tables.
+    fn open(self) -> &'static str {
+        match self {
+            Scope::All => "t.status <> 'closed'",
+            Scope::One(_) => "t.status <> 'closed' AND t.seq = ?1",
+        }
+    }
+
+    fn params(self) -> Vec<i64> {
+        match self {
+            Scope::All => Vec::new(),
+            Scope::One(seq) => vec![seq],
+        }
+    }
 }
 
 /// A table that could not be read back.
@@ -104,8 +150,30 @@ type Read<T> = rusqlite::Result<T>;
 ///
 /// Only if a query as a whole fails (e.g. a missing table); a bad row
 /// skips its table instead.
-pub(super) fn load_open_tables(conn: &Connection) -> Result<Recovered, ServerError> {
-    load_open_tables_with(conn, || seated_players(conn))
+pub(super) fn load_open_tables(
+    conn: &Connection,
+    scope: Scope,
+) -> Result<Recovered<SavedTable>, ServerError> {
+    load_open_tables_with(conn, scope, || seated_players(conn, scope))
+}
+
+/// The open tables' rows, checked, without their players or games: the
+/// first of [`load_open_tables`]' four queries.
+///
+/// # Errors
+///
+/// As [`load_open_tables`].
+pub(super) fn load_open_rows(conn: &Connection) -> Result<Recovered<TableRow>, ServerError> {
+    let mut out = Recovered::new();
+    for OpenTable { seq, id, raw } in open_tables(conn, Scope::All)? {
+        out.push(
+            seq,
+            id,
+            raw.map_err(ServerError::from)
+                .and_then(|raw| table_row(seq, raw)),
+        );
+    }
+    Ok(out)
 }
 
 /// The players seated at tables that are not closed, by id: the part of
@@ -115,17 +183,21 @@ pub(super) fn load_open_tables(conn: &Connection) -> Result<Recovered, ServerErr
 /// # Errors
 ///
 /// If the query as a whole fails.
-pub(super) fn seated_players(conn: &Connection) -> Result<Players, ServerError> {
+pub(super) fn seated_players(conn: &Connection, scope: Scope) -> Result<Players, ServerError> {
+    let open = scope.open();
     keyed(
         conn,
         // A join per seat, not `IN (... UNION ...)`: no temporary B-tree
         // to sort and deduplicate the ids (a player seated twice comes
         // twice and is keyed once).
-        "SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.x_player
-         WHERE t.status <> 'closed'
-         UNION ALL
-         SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.o_player
-         WHERE t.status <> 'closed'",
+        &format!(
+            "SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.x_player
+             WHERE {open}
+             UNION ALL
+             SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.o_player
+             WHERE {open}"
+        ),
+        scope,
         |r| {
             Ok(RawPlayer {
                 token_hash: r.get(1)?,
@@ -144,13 +216,18 @@ pub(super) fn seated_players(conn: &Connection) -> Result<Players, ServerError> 
 /// As [`load_open_tables`], and `players`' error.
 pub(super) fn load_open_tables_with(
     conn: &Connection,
+    scope: Scope,
     players: impl FnOnce() -> Result<Players, ServerError>,
-) -> Result<Recovered, ServerError> {
-    let tables = open_tables(conn)?;
+) -> Result<Recovered<SavedTable>, ServerError> {
+    let tables = open_tables(conn, scope)?;
+    let open = scope.open();
     let games = keyed(
         conn,
-        "SELECT seq, id, first, outcome, started_ms FROM games
-         WHERE seq IN (SELECT game FROM tables WHERE status <> 'closed')",
+        &format!(
+            "SELECT seq, id, first, outcome, started_ms FROM games
+             WHERE seq IN (SELECT t.game FROM tables t WHERE {open})"
+        ),
+        scope,
         |r| {
             Ok(RawGame {
                 id: r.get(1)?,
@@ -163,9 +240,12 @@ pub(super) fn load_open_tables_with(
     let mut moves: HashMap<i64, Vec<Read<RawMove>>> = HashMap::new();
     for (game, m) in rows(
         conn,
-        "SELECT game, player, cell, req_id, at_ms FROM moves
-         WHERE game IN (SELECT game FROM tables WHERE status <> 'closed')
-         ORDER BY game, ply",
+        &format!(
+            "SELECT game, player, cell, req_id, at_ms FROM moves
+             WHERE game IN (SELECT t.game FROM tables t WHERE {open})
+             ORDER BY game, ply"
+        ),
+        scope,
         |r| {
             Ok(RawMove {
                 player: r.get(1)?,
@@ -178,18 +258,12 @@ pub(super) fn load_open_tables_with(
         moves.entry(game).or_default().push(m);
     }
     let players = players()?;
-    let mut out = Recovered::default();
+    let mut out = Recovered::new();
     for OpenTable { seq, id, raw } in tables {
         let rebuilt = raw
             .map_err(ServerError::from)
             .and_then(|raw| rebuild(seq, raw, &players, &games, &mut moves));
-        match rebuilt {
-            Ok(table) => out.tables.push(table),
-            Err(error) => out.skipped.push(Skipped {
-                table: id.unwrap_or_else(|| format!("key {seq}")),
-                error,
-            }),
-        }
+        out.push(seq, id, rebuilt);
     }
     Ok(out)
 }
@@ -199,10 +273,13 @@ pub(super) fn load_open_tables_with(
 fn rows<K: rusqlite::types::FromSql, T>(
     conn: &Connection,
     sql: &str,
+    scope: Scope,
     read: impl Fn(&Row<'_>) -> Read<T>,
 ) -> Result<Vec<(K, Read<T>)>, ServerError> {
     let mut stmt = conn.prepare(sql)?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, read(r))))?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(scope.params()), |r| {
+        Ok((r.get(0)?, read(r)))
+    })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -210,18 +287,23 @@ fn rows<K: rusqlite::types::FromSql, T>(
 fn keyed<K: rusqlite::types::FromSql + Eq + std::hash::Hash, T>(
     conn: &Connection,
     sql: &str,
+    scope: Scope,
     read: impl Fn(&Row<'_>) -> Read<T>,
 ) -> Result<HashMap<K, Read<T>>, ServerError> {
-    Ok(rows(conn, sql, read)?.into_iter().collect())
+    Ok(rows(conn, sql, scope, read)?.into_iter().collect())
 }
 
 /// The open tables in key order.
-fn open_tables(conn: &Connection) -> Result<Vec<OpenTable>, ServerError> {
+fn open_tables(conn: &Connection, scope: Scope) -> Result<Vec<OpenTable>, ServerError> {
+    let open = scope.open();
     let rows = rows(
         conn,
-        "SELECT seq, id, options, status, x_player, o_player, bot_seat, round, score_x,
-                score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms
-         FROM tables WHERE status <> 'closed' ORDER BY seq",
+        &format!(
+            "SELECT seq, id, options, status, x_player, o_player, bot_seat, round, score_x,
+                    score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms
+             FROM tables t WHERE {open} ORDER BY seq"
+        ),
+        scope,
         // `seq` is the rowid: always an integer. Any other column may hold
         // anything; its error is kept for the table's own verdict.
         |r| {
@@ -265,13 +347,8 @@ fn open_tables(conn: &Connection) -> Result<Vec<OpenTable>, ServerError> {
         .collect())
 }
 
-fn rebuild(
-    seq: i64,
-    raw: RawTable,
-    players: &Players,
-    games: &HashMap<i64, Read<RawGame>>,
-    moves: &mut HashMap<i64, Vec<Read<RawMove>>>,
-) -> Result<SavedTable, ServerError> {
+/// A table's row checked; its seats and its game key as stored.
+fn table_row(seq: i64, raw: RawTable) -> Result<TableRow, ServerError> {
     let options = from_json("options", &raw.options)?;
     let status = text::parse("table status", &raw.status)?;
     let bot_seat = raw
@@ -279,24 +356,56 @@ fn rebuild(
         .as_deref()
         .map(|p| text::parse("player", p))
         .transpose()?;
+    Ok(TableRow {
+        seq,
+        id: Arc::from(raw.id),
+        options,
+        status,
+        seats: ByPlayer {
+            x: raw.seats.x.map(Arc::from),
+            o: raw.seats.o.map(Arc::from),
+        },
+        bot_seat,
+        round: raw.round,
+        scores: raw.scores,
+        game: raw.game,
+        created_ms: raw.created_ms,
+        away_until_ms: raw.away_until_ms,
+    })
+}
+
+/// A table read back whole: its [`table_row`], its seated players and
+/// its current game replayed.
+fn rebuild(
+    seq: i64,
+    raw: RawTable,
+    players: &Players,
+    games: &HashMap<i64, Read<RawGame>>,
+    moves: &mut HashMap<i64, Vec<Read<RawMove>>>,
+) -> Result<SavedTable, ServerError> {
+    let mut row = table_row(seq, raw)?;
     // A seat whose player row is gone counts as empty (as before).
-    let player = |id: &Option<String>| -> Result<Option<PlayerRow>, ServerError> {
+    let player = |id: &Option<Arc<str>>| -> Result<Option<PlayerRow>, ServerError> {
         let Some(id) = id else { return Ok(None) };
-        match players.get(id) {
+        match players.get(&**id) {
             None => Ok(None),
             Some(Err(e)) => Err(ServerError::Corrupt(format!("player {id}: {e}"))),
             Some(Ok(p)) => Ok(Some(PlayerRow {
-                id: id.clone(),
+                id: id.to_string(),
                 token_hash: token_hash_of(&p.token_hash)?,
                 name: p.name.clone(),
             })),
         }
     };
-    let seated = ByPlayer {
-        x: player(&raw.seats.x)?,
-        o: player(&raw.seats.o)?,
+    let players = ByPlayer {
+        x: player(&row.seats.x)?,
+        o: player(&row.seats.o)?,
     };
-    let game = match raw.game {
+    row.seats = ByPlayer {
+        x: players.x.as_ref().map(|p| Arc::from(p.id.as_str())),
+        o: players.o.as_ref().map(|p| Arc::from(p.id.as_str())),
+    };
+    let game = match row.game {
         None => None,
         Some(key) => match games.get(&key) {
             None => None,
@@ -304,24 +413,10 @@ fn rebuild(
             Some(Ok(head)) => Some(replay(key, head, moves.remove(&key).unwrap_or_default())?),
         },
     };
+    row.game = game.as_ref().map(|g| g.seq);
     Ok(SavedTable {
-        row: TableRow {
-            seq,
-            id: Arc::from(raw.id),
-            options,
-            status,
-            seats: ByPlayer {
-                x: seated.x.as_ref().map(|p| Arc::from(p.id.as_str())),
-                o: seated.o.as_ref().map(|p| Arc::from(p.id.as_str())),
-            },
-            bot_seat,
-            round: raw.round,
-            scores: raw.scores,
-            game: game.as_ref().map(|g| g.seq),
-            created_ms: raw.created_ms,
-            away_until_ms: raw.away_until_ms,
-        },
-        players: seated,
+        row,
+        players,
         game,
         epoch: 0,
     })
@@ -397,7 +492,7 @@ mod tests {
              UPDATE tables SET round = 'many' WHERE id = 't6';",
         )
         .unwrap();
-        let recovered = load_open_tables(&conn).unwrap();
+        let recovered = load_open_tables(&conn, Scope::All).unwrap();
 
         assert_eq!(recovered.tables.len(), 1);
         let t1 = &recovered.tables[0];

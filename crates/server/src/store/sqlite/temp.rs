@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A database path in a fresh folder, which is removed when this drops.
 #[derive(Debug)]
-pub(super) struct TempDb {
+pub(crate) struct TempDb {
     dir: PathBuf,
 }
 
 impl TempDb {
     /// A new folder named after `name`, this process and a counter.
-    pub(super) fn new(name: &str) -> TempDb {
+    pub(crate) fn new(name: &str) -> TempDb {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("oxo-{name}-{}-{n}", std::process::id()));
@@ -20,7 +20,7 @@ impl TempDb {
     }
 
     /// The database file's path (the file does not exist yet).
-    pub(super) fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.dir.join("oxo.db")
     }
 }
