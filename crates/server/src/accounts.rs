@@ -203,6 +203,10 @@ impl Accounts {
             seats.retain(|(t, _)| &**t != table);
             if seats.is_empty() {
                 inner.waiting_seats.remove(player);
+                if inner.waiting_seats.is_empty() {
+                    // Every listed table started: give its room back.
+                    inner.waiting_seats = HashMap::new();
+                }
             }
         }
     }

@@ -3,9 +3,9 @@
 //!
 //! Start-up lists the tables from their rows and seated players only
 //! ([`list`]), which is quick, and the server listens. The rest of each
-//! table (its game, replayed from its moves) is read for all of them at
-//! once in the background, and each table's actor starts as soon as its
-//! part is read; a table sent a command before that is read alone and
+//! table (its players, its game replayed from its moves) is read in the
+//! background, a batch of tables at a time, and each table's actor starts
+//! as soon as its batch is read; a table sent a command before that is read alone and
 //! started at once (see `table::asleep`). So a restart with thousands of
 //! unfinished tables serves its first requests without waiting for them
 //! all, and every table runs (its clocks, the lobby) a moment later.
@@ -16,12 +16,13 @@ use std::time::Instant;
 
 use crate::error::ServerError;
 use crate::state::Shared;
-use crate::store::Store;
+use crate::store::{SavedTable, Store};
 use crate::table::{Asleep, ResumedAt};
 
-/// Tables the background start hands over between two yields to the
-/// runtime, so that requests arriving meanwhile are served.
-const START_BATCH: usize = 256;
+/// Tables the background start reads back at once: a batch's rows are
+/// freed before the next is read, so start-up's memory does not grow with
+/// the number of tables, and the read connection is free between batches.
+const READ_BATCH: usize = 512;
 
 /// Lists every unfinished table, registering its queue and its players'
 /// seats, and starts their actors in the background; returns how many
@@ -47,38 +48,40 @@ pub(crate) fn list(shared: &Shared) -> Result<usize, ServerError> {
     Ok(count)
 }
 
-/// Reads every listed table back whole and starts each that has not
-/// started yet.
-async fn start_all(store: Arc<dyn Store>, listed: Vec<Arc<Asleep>>) {
+/// Reads every listed table back whole, a batch at a time, and starts
+/// each that has not started yet.
+async fn start_all(store: Arc<dyn Store>, mut listed: Vec<Arc<Asleep>>) {
     let began = Instant::now();
     let count = listed.len();
-    let mut waiting: HashMap<i64, Arc<Asleep>> = listed.into_iter().map(|a| (a.seq(), a)).collect();
-    let read = tokio::task::spawn_blocking(move || store.unfinished_tables()).await;
-    match read {
-        Ok(Ok(saved)) => {
-            for (n, saved) in saved.into_iter().enumerate() {
-                if let Some(table) = waiting.remove(&saved.row.seq) {
-                    table.start(saved);
-                }
-                if n % START_BATCH == START_BATCH - 1 {
-                    tokio::task::yield_now().await;
-                }
+    listed.sort_by_key(|table| table.seq());
+    for batch in listed.chunks(READ_BATCH) {
+        let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
+            continue;
+        };
+        let (first, last) = (first.seq(), last.seq());
+        let store = Arc::clone(&store);
+        let read =
+            tokio::task::spawn_blocking(move || store.unfinished_tables_between(first, last)).await;
+        let saved = match read {
+            Ok(Ok(saved)) => saved,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "could not read unfinished tables back in a batch; reading each alone");
+                batch.iter().for_each(Asleep::start_alone);
+                continue;
             }
-            // Not read back (the store logged why), or closed meanwhile.
-            for table in waiting.into_values() {
-                table.give_up();
+            Err(e) => {
+                tracing::error!(error = %e, "reading unfinished tables back failed; reading each alone");
+                batch.iter().for_each(Asleep::start_alone);
+                continue;
             }
-        }
-        Ok(Err(e)) => {
-            tracing::warn!(error = %e, "could not read the unfinished tables back at once; reading each alone");
-            for table in waiting.into_values() {
-                table.start_alone();
-            }
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "reading the unfinished tables back failed; reading each alone");
-            for table in waiting.into_values() {
-                table.start_alone();
+        };
+        let mut saved: HashMap<i64, SavedTable> =
+            saved.into_iter().map(|t| (t.row.seq, t)).collect();
+        for table in batch {
+            match saved.remove(&table.seq()) {
+                Some(saved) => table.start(saved),
+                // It did not read back (the store said why).
+                None => table.give_up(),
             }
         }
     }

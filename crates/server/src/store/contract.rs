@@ -146,6 +146,24 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
             .collect())
     }
 
+    /// [`Store::unfinished_tables`] with keys from `first` to `last`:
+    /// start-up reads the tables it listed a batch at a time, so that what
+    /// it reads at once stays small. The default reads every table: right
+    /// for a store in memory.
+    ///
+    /// # Errors
+    ///
+    /// Only if the store cannot be read at all.
+    fn unfinished_tables_between(
+        &self,
+        first: i64,
+        last: i64,
+    ) -> Result<Vec<SavedTable>, ServerError> {
+        let mut tables = self.unfinished_tables()?;
+        tables.retain(|t| (first..=last).contains(&t.row.seq));
+        Ok(tables)
+    }
+
     /// The unfinished table with key `seq`, read back whole as in
     /// [`Store::unfinished_tables`]: `None` if it is closed or gone. For a
     /// table needed before the background read of all of them reaches it,

@@ -58,6 +58,9 @@ pub(crate) struct Asleep {
 #[derive(Debug)]
 struct Sleeping {
     rx: mpsc::Receiver<TableCmd>,
+    /// For the plain handle that replaces the listed one once the table
+    /// runs (so that the registry no longer holds this).
+    tx: mpsc::Sender<TableCmd>,
     live: LiveStatus,
 }
 
@@ -87,6 +90,7 @@ impl Asleep {
             taken: AtomicBool::new(false),
             sleeping: Mutex::new(Some(Sleeping {
                 rx,
+                tx: tx.clone(),
                 live: live.clone(),
             })),
         });
@@ -137,7 +141,7 @@ impl Asleep {
     /// gone or does not read back) takes the table down and refuses what
     /// was sent to it.
     fn wake_up(&self, sleeping: Sleeping, saved: Option<SavedTable>) {
-        let Sleeping { rx, live } = sleeping;
+        let Sleeping { rx, tx, live } = sleeping;
         let env = &self.env;
         let table = saved.and_then(|saved| {
             let accounts = people(
@@ -156,9 +160,14 @@ impl Asleep {
         }
         match table {
             Some(mut table) => {
+                // Registered before the actor runs: it may close and
+                // unregister the table as soon as it does.
+                let handle = TableHandle::new(tx, live, (self.seq, table.epoch));
+                env.tables.register(&self.id, handle);
                 env.tasks.spawn(async move { table.run(rx).await });
             }
             None => {
+                drop(tx);
                 env.tables.unregister(&self.id);
                 live.set(TableStatus::Closed);
                 let env = env.clone();

@@ -216,23 +216,6 @@ impl Sqlite {
         rx.await.map_err(|_| ServerError::StoreClosed)?
     }
 
-    /// Starts reading the seated players of every open table on the
-    /// writer's connection (idle until the server starts), for start-up to
-    /// read the rest on the reader's meanwhile; what it returns waits for
-    /// them.
-    fn players_on_writer(
-        &self,
-    ) -> Result<impl FnOnce() -> Result<recover::Players, ServerError>, ServerError> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        self.read_on_writer(
-            |c| recover::seated_players(c, Scope::All),
-            move |players| {
-                let _ = tx.send(players);
-            },
-        )?;
-        Ok(move || rx.recv().map_err(|_| ServerError::StoreClosed)?)
-    }
-
     /// [`Sqlite::read`] on the calling thread, which it blocks: for start-up.
     fn read_now<T, F>(&self, f: F) -> Result<T, ServerError>
     where
@@ -323,19 +306,22 @@ impl Store for Sqlite {
     }
 
     fn unfinished_tables(&self) -> Result<Vec<SavedTable>, ServerError> {
-        let recovered = match self.reader()? {
-            // A file has two connections: the writer's reads the seated
-            // players while the reader reads the rest. Nothing that changes
-            // these rows is written yet (their tables are not running):
-            // both see the same rows.
-            Some(reader) => {
-                let players = self.players_on_writer()?;
-                let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
-                recover::load_open_tables_with(&conn, Scope::All, players)?
-            }
-            None => self.read_now(|c| recover::load_open_tables(c, Scope::All))?,
-        };
-        Ok(logged(recovered))
+        // On the reader's connection (the writer's without one): the
+        // writer stays free for commits and for the tables asked for
+        // meanwhile (`unfinished_table`).
+        Ok(logged(
+            self.read_now(|c| recover::load_open_tables(c, Scope::All))?,
+        ))
+    }
+
+    fn unfinished_tables_between(
+        &self,
+        first: i64,
+        last: i64,
+    ) -> Result<Vec<SavedTable>, ServerError> {
+        Ok(logged(self.read_now(move |c| {
+            recover::load_open_tables(c, Scope::Keys(first, last))
+        })?))
     }
 
     fn unfinished_rows(&self) -> Result<Vec<TableRow>, ServerError> {
@@ -347,7 +333,7 @@ impl Store for Sqlite {
         // table (see `resume`), which this one must not wait for.
         Box::pin(async move {
             let mut recovered = self
-                .on_writer(move |c| recover::load_open_tables(c, Scope::One(seq)))
+                .on_writer(move |c| recover::load_open_tables(c, Scope::Keys(seq, seq)))
                 .await?;
             match recovered.skipped.pop() {
                 Some(skipped) => Err(skipped.error),

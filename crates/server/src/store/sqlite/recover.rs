@@ -15,7 +15,10 @@
 //! The open tables, their players, their current games and those games'
 //! moves are read with one query each and joined here, so start-up with
 //! thousands of unfinished tables costs four statements rather than tens of
-//! thousands of point queries.
+//! thousands of point queries. Start-up first reads the open tables' rows
+//! alone ([`load_open_rows`]), to list them before the server listens; the
+//! four queries follow in the background, a batch of tables at a time, or
+//! for one table that is asked for first ([`Scope::Keys`]).
 //!
 //! This file only reads; rebuilding table actors is `table::recover`'s job.
 
@@ -31,7 +34,7 @@ use crate::store::replay::saved_game;
 use crate::store::rows::{MoveRow, PlayerRow, SavedGame, SavedTable, TableRow};
 use crate::store::text::{self, from_json, token_hash_of};
 
-/// What recovery found: the tables to resume (whole, or their heads),
+/// What recovery found: the tables to resume (whole, or their rows),
 /// and those skipped.
 #[derive(Debug)]
 pub(super) struct Recovered<T> {
@@ -59,12 +62,14 @@ impl<T> Recovered<T> {
     }
 }
 
-/// Which open tables a read covers: all of them (on start), or the one
-/// with a key (a table needed before the read of all of them reaches it).
+/// Which open tables a read covers: all of them, or those with keys in a
+/// range (start-up reads them a batch at a time; a table needed before
+/// that reaches it is a range of one).
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Scope {
     All,
-    One(i64),
+    /// Keys from the first to the second, both included.
+    Keys(i64, i64),
 }
 
 impl Scope {
@@ -72,14 +77,14 @@ impl Scope {
     fn open(self) -> &'static str {
         match self {
             Scope::All => "t.status <> 'closed'",
-            Scope::One(_) => "t.status <> 'closed' AND t.seq = ?1",
+            Scope::Keys(..) => "t.status <> 'closed' AND t.seq BETWEEN ?1 AND ?2",
         }
     }
 
     fn params(self) -> Vec<i64> {
         match self {
             Scope::All => Vec::new(),
-            Scope::One(seq) => vec![seq],
+            Scope::Keys(first, last) => vec![first, last],
         }
     }
 }
@@ -123,10 +128,10 @@ struct RawMove {
 }
 
 /// The seated players' rows by id, before they are checked.
-pub(super) type Players = HashMap<String, Read<RawPlayer>>;
+type Players = HashMap<String, Read<RawPlayer>>;
 
 /// A `players` row as read, before it is checked.
-pub(super) struct RawPlayer {
+struct RawPlayer {
     token_hash: Vec<u8>,
     name: String,
 }
@@ -153,71 +158,6 @@ type Read<T> = rusqlite::Result<T>;
 pub(super) fn load_open_tables(
     conn: &Connection,
     scope: Scope,
-) -> Result<Recovered<SavedTable>, ServerError> {
-    load_open_tables_with(conn, scope, || seated_players(conn, scope))
-}
-
-/// The open tables' rows, checked, without their players or games: the
-/// first of [`load_open_tables`]' four queries.
-///
-/// # Errors
-///
-/// As [`load_open_tables`].
-pub(super) fn load_open_rows(conn: &Connection) -> Result<Recovered<TableRow>, ServerError> {
-    let mut out = Recovered::new();
-    for OpenTable { seq, id, raw } in open_tables(conn, Scope::All)? {
-        out.push(
-            seq,
-            id,
-            raw.map_err(ServerError::from)
-                .and_then(|raw| table_row(seq, raw)),
-        );
-    }
-    Ok(out)
-}
-
-/// The players seated at tables that are not closed, by id: the part of
-/// [`load_open_tables`] that can run on another connection at the same
-/// time as the rest ([`load_open_tables_with`]).
-///
-/// # Errors
-///
-/// If the query as a whole fails.
-pub(super) fn seated_players(conn: &Connection, scope: Scope) -> Result<Players, ServerError> {
-    let open = scope.open();
-    keyed(
-        conn,
-        // A join per seat, not `IN (... UNION ...)`: no temporary B-tree
-        // to sort and deduplicate the ids (a player seated twice comes
-        // twice and is keyed once).
-        &format!(
-            "SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.x_player
-             WHERE {open}
-             UNION ALL
-             SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.o_player
-             WHERE {open}"
-        ),
-        scope,
-        |r| {
-            Ok(RawPlayer {
-                token_hash: r.get(1)?,
-                name: r.get(2)?,
-            })
-        },
-    )
-}
-
-/// [`load_open_tables`] with the seated players from `players`, called
-/// once the other rows are read (it may wait for another connection's
-/// [`seated_players`]).
-///
-/// # Errors
-///
-/// As [`load_open_tables`], and `players`' error.
-pub(super) fn load_open_tables_with(
-    conn: &Connection,
-    scope: Scope,
-    players: impl FnOnce() -> Result<Players, ServerError>,
 ) -> Result<Recovered<SavedTable>, ServerError> {
     let tables = open_tables(conn, scope)?;
     let open = scope.open();
@@ -257,7 +197,7 @@ pub(super) fn load_open_tables_with(
     )? {
         moves.entry(game).or_default().push(m);
     }
-    let players = players()?;
+    let players = seated_players(conn, scope)?;
     let mut out = Recovered::new();
     for OpenTable { seq, id, raw } in tables {
         let rebuilt = raw
@@ -266,6 +206,50 @@ pub(super) fn load_open_tables_with(
         out.push(seq, id, rebuilt);
     }
     Ok(out)
+}
+
+/// The open tables' rows, checked, without their players or games: the
+/// first of [`load_open_tables`]' four queries.
+///
+/// # Errors
+///
+/// As [`load_open_tables`].
+pub(super) fn load_open_rows(conn: &Connection) -> Result<Recovered<TableRow>, ServerError> {
+    let mut out = Recovered::new();
+    for OpenTable { seq, id, raw } in open_tables(conn, Scope::All)? {
+        out.push(
+            seq,
+            id,
+            raw.map_err(ServerError::from)
+                .and_then(|raw| table_row(seq, raw)),
+        );
+    }
+    Ok(out)
+}
+
+/// The players seated at the scope's open tables, by id.
+fn seated_players(conn: &Connection, scope: Scope) -> Result<Players, ServerError> {
+    let open = scope.open();
+    keyed(
+        conn,
+        // A join per seat, not `IN (... UNION ...)`: no temporary B-tree
+        // to sort and deduplicate the ids (a player seated twice comes
+        // twice and is keyed once).
+        &format!(
+            "SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.x_player
+             WHERE {open}
+             UNION ALL
+             SELECT p.id, p.token_hash, p.name FROM tables t JOIN players p ON p.id = t.o_player
+             WHERE {open}"
+        ),
+        scope,
+        |r| {
+            Ok(RawPlayer {
+                token_hash: r.get(1)?,
+                name: r.get(2)?,
+            })
+        },
+    )
 }
 
 /// The rows of `sql`, each with its first column (the key, which always
