@@ -158,9 +158,16 @@ impl Outbox {
         self.try_recv_marked().map(|(frame, _)| frame)
     }
 
-    /// The next queued frame, if any, and whether it is a reply.
+    /// The next queued frame, if any, and whether it is a reply. Once the
+    /// queue is empty its room is given back: most connections are idle
+    /// most of the time, and an idle one holds no queue.
     pub(crate) fn try_recv_marked(&self) -> Option<(Utf8Bytes, bool)> {
-        self.queue().frames.pop_front()
+        let mut queue = self.queue();
+        let frame = queue.frames.pop_front();
+        if frame.is_none() && queue.frames.capacity() > 0 {
+            queue.frames = VecDeque::new();
+        }
+        frame
     }
 
     /// The next queued frame, waiting for one. Cancel-safe.

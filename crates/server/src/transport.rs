@@ -45,7 +45,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use futures_util::{Sink, SinkExt, StreamExt};
+use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
 use tokio_util::sync::CancellationToken;
 
@@ -56,7 +56,7 @@ use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
 
 /// Per-connection WebSocket buffers (see [`upgrade`]).
-const READ_BUFFER: usize = 512;
+const READ_BUFFER: usize = 256;
 const WRITE_BUFFER: usize = 16 * 1024;
 const MAX_WRITE_BUFFER: usize = 128 * 1024;
 /// How long the answer to a client's close, or our own close frame, may
@@ -150,7 +150,7 @@ pub(crate) async fn upgrade(
         .max(16 * 1024);
     let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
     // Buffers sized for many small frames on many mostly idle connections:
-    // requests are mostly under a hundred bytes, so a 512-byte read buffer
+    // requests are mostly under a hundred bytes, so a 256-byte read buffer
     // (allocated up front for every connection, and grown for a larger
     // frame) is one read per frame; the write buffer is only grown as
     // frames are queued, and gathers a burst into one send of up to 16 KiB.
@@ -192,39 +192,76 @@ enum End {
     WriteFailed,
 }
 
-async fn serve(shared: Arc<Shared>, socket: WebSocket, peer: Option<SocketAddr>, _slot: Slot) {
+/// The connection's task: its state, made before the task starts (see
+/// [`Connection`]), and its run.
+fn serve(
+    shared: Arc<Shared>,
+    socket: WebSocket,
+    peer: Option<SocketAddr>,
+    slot: Slot,
+) -> impl Future<Output = ()> {
     shared.metrics.connections_total.fetch_add(1, Relaxed);
     let outbox = shared.new_outbox();
-    let mut client = Client::new(Arc::clone(&shared), Arc::clone(&outbox), peer);
-    let wire = Wire::of(&shared);
-    let mut socket = socket;
-    let end = run(&mut client, &mut socket, &wire).await;
-    match end {
-        End::CloseFrame => shared.metrics.disconnect(true),
-        End::Dropped => shared.metrics.disconnect(false),
-        End::Server | End::WriteFailed => {}
-    }
-    client.finish().await;
-    outbox.close(close::NORMAL, "");
-    if end == End::WriteFailed {
+    let mut conn = Connection {
+        client: Client::new(Arc::clone(&shared), Arc::clone(&outbox), peer),
+        wire: Wire::of(&shared),
+        outbox,
+        socket,
+        _slot: slot,
+    };
+    // The task holds `conn` once: an `async fn` taking the socket would
+    // hold it twice (its argument, and the local the body uses).
+    async move { conn.serve().await }
+}
+
+/// What one connection's task holds for its whole life.
+struct Connection {
+    client: Client,
+    socket: WebSocket,
+    outbox: Arc<Outbox>,
+    wire: Wire,
+    _slot: Slot,
+}
+
+impl Connection {
+    async fn serve(&mut self) {
+        let Connection {
+            client,
+            socket,
+            outbox,
+            wire,
+            ..
+        } = self;
+        let end = run(client, socket, wire).await;
+        match end {
+            End::CloseFrame => wire.metrics.disconnect(true),
+            End::Dropped => wire.metrics.disconnect(false),
+            End::Server | End::WriteFailed => {}
+        }
+        // Boxed: the connection's task need not hold its largest step all
+        // its life.
+        Box::pin(client.finish()).await;
+        outbox.close(close::NORMAL, "");
+        if end == End::WriteFailed {
+            outbox.shut();
+            return;
+        }
+        finish(socket, outbox, wire, end).await;
         outbox.shut();
-        return;
-    }
-    finish(&mut socket, &outbox, &wire, end).await;
-    outbox.shut();
-    if end == End::Server {
-        // Read (and drop) what the client still sends until it answers our
-        // close frame: closing a socket with unread data resets the
-        // connection, and the client could lose the close frame and the
-        // reason in it.
-        let answered = async {
-            while let Some(Ok(msg)) = socket.next().await {
-                if matches!(msg, Message::Close(_)) {
-                    break;
+        if end == End::Server {
+            // Read (and drop) what the client still sends until it answers
+            // our close frame: closing a socket with unread data resets the
+            // connection, and the client could lose the close frame and the
+            // reason in it.
+            let answered = async {
+                while let Some(Ok(msg)) = socket.next().await {
+                    if matches!(msg, Message::Close(_)) {
+                        break;
+                    }
                 }
-            }
-        };
-        let _ = tokio::time::timeout(CLOSE_TIMEOUT, answered).await;
+            };
+            let _ = tokio::time::timeout(CLOSE_TIMEOUT, answered).await;
+        }
     }
 }
 
@@ -236,68 +273,133 @@ async fn run(client: &mut Client, socket: &mut WebSocket, wire: &Wire) -> End {
     let outbox = Arc::clone(&client.outbox);
     // The closing token fires on shutdown too (see `Outbox::closing`).
     // These futures live across frames: re-creating them per frame would
-    // register a waiter and a timer for every message. The idle timer is
-    // re-armed lazily: a frame only notes the time, and when the timer
-    // fires early it is pushed back to the last frame + `idle`.
+    // register a waiter and a timer for every message.
     let closing = outbox.closing().clone().cancelled_owned();
     tokio::pin!(closing);
-    let idle = wire.idle_timeout;
-    let mut last_frame = tokio::time::Instant::now();
-    let idle_timer = tokio::time::sleep_until(last_frame + idle);
-    tokio::pin!(idle_timer);
-    let every = wire.ping_interval;
-    let mut ping = tokio::time::interval_at(last_frame + every, every);
-    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // When the replies owed were first waited for: reading resumes after
-    // `REPLY_WAIT` regardless, a bound on a stall that should not happen.
-    let mut waiting_since: Option<tokio::time::Instant> = None;
+    let mut clock = Clock::new(wire.idle_timeout, wire.ping_interval);
+    // One timer for every deadline of the connection (see `Clock`): an
+    // idle connection holds one timer, not three.
+    let timer = tokio::time::sleep_until(clock.next(false));
+    tokio::pin!(timer);
     loop {
-        let settled = outbox.settled();
-        let now_waiting = if settled {
-            waiting_since = None;
-            false
-        } else {
-            let since = *waiting_since.get_or_insert_with(tokio::time::Instant::now);
-            since.elapsed() < REPLY_WAIT
-        };
-        let reply_due = waiting_since.map_or(last_frame, |since| since + REPLY_WAIT);
+        let now_waiting = clock.waiting(outbox.settled());
+        let due = clock.next(now_waiting);
+        if due < timer.deadline() || timer.is_elapsed() {
+            timer.as_mut().reset(due);
+        }
         tokio::select! {
             biased;
             () = &mut closing => return End::Server,
+            // Boxed, like a request's handling: an idle connection does
+            // not hold a write's state.
             frame = outbox.recv() => {
-                if !feed_batch(socket, &outbox, wire, frame).await
-                    || !write(&outbox, wire, socket.flush()).await
-                {
-                    return End::WriteFailed;
-                }
-            }
-            _ = ping.tick() => {
-                let ping = Message::Ping(axum::body::Bytes::new());
-                if !write(&outbox, wire, socket.send(ping)).await {
+                if !Box::pin(send_batch(socket, &outbox, wire, frame)).await {
                     return End::WriteFailed;
                 }
             }
             // The last reply owed was queued (its frame comes through
             // `outbox.recv()`).
             () = outbox.flushed(), if now_waiting => {}
-            () = tokio::time::sleep_until(reply_due), if now_waiting => {}
-            () = &mut idle_timer => {
-                let due = last_frame + idle;
-                if tokio::time::Instant::now() < due {
-                    idle_timer.as_mut().reset(due);
-                    continue;
+            () = &mut timer => match clock.fired(tokio::time::Instant::now()) {
+                Fired::Idle => {
+                    outbox.close(close::GOING_AWAY, "idle timeout");
+                    return End::Server;
                 }
-                outbox.close(close::GOING_AWAY, "idle timeout");
-                return End::Server;
-            }
+                Fired::Ping => {
+                    let ping = Message::Ping(axum::body::Bytes::new());
+                    if !write(&outbox, wire, socket.send(ping)).await {
+                        return End::WriteFailed;
+                    }
+                }
+                // Early (a frame came since it was set), or the wait
+                // for replies ran out: the loop sets it anew.
+                Fired::Nothing => {}
+            },
             msg = socket.next(), if !now_waiting => {
-                last_frame = tokio::time::Instant::now();
+                clock.frame_read();
                 // Boxed: handling a request is the largest state of this
                 // task, and an idle connection should not hold it.
                 if let Some(end) = Box::pin(on_frame(client, msg)).await {
                     return end;
                 }
             }
+        }
+    }
+}
+
+/// The deadlines of a connection, kept as times and served by one timer:
+/// the next ping, the idle timeout (from the last frame read), and the
+/// bound on waiting for replies before reading on ([`REPLY_WAIT`]).
+#[derive(Debug)]
+struct Clock {
+    idle: Duration,
+    every: Duration,
+    last_frame: tokio::time::Instant,
+    next_ping: tokio::time::Instant,
+    /// When the replies owed were first waited for.
+    waiting_since: Option<tokio::time::Instant>,
+}
+
+/// What a fired timer was for.
+#[derive(Debug, PartialEq, Eq)]
+enum Fired {
+    Idle,
+    Ping,
+    Nothing,
+}
+
+impl Clock {
+    /// A connection's deadlines from now: closed after `idle` without a
+    /// frame, pinged `every` so often.
+    fn new(idle: Duration, every: Duration) -> Clock {
+        let now = tokio::time::Instant::now();
+        Clock {
+            idle,
+            every,
+            last_frame: now,
+            next_ping: now + every,
+            waiting_since: None,
+        }
+    }
+
+    /// Whether to wait for replies (not read) now, given whether every
+    /// reply owed is written: waiting starts when one is owed, and ends
+    /// when none is or after [`REPLY_WAIT`].
+    fn waiting(&mut self, settled: bool) -> bool {
+        if settled {
+            self.waiting_since = None;
+            return false;
+        }
+        let since = *self
+            .waiting_since
+            .get_or_insert_with(tokio::time::Instant::now);
+        since.elapsed() < REPLY_WAIT
+    }
+
+    /// The next deadline: the next ping, the idle timeout, and while
+    /// `waiting`, the end of the wait for replies.
+    fn next(&self, waiting: bool) -> tokio::time::Instant {
+        let due = self.next_ping.min(self.last_frame + self.idle);
+        match self.waiting_since {
+            Some(since) if waiting => due.min(since + REPLY_WAIT),
+            _ => due,
+        }
+    }
+
+    /// A frame was read: the idle timeout runs from now.
+    fn frame_read(&mut self) {
+        self.last_frame = tokio::time::Instant::now();
+    }
+
+    /// The timer fired at `now`: what is due.
+    fn fired(&mut self, now: tokio::time::Instant) -> Fired {
+        if now >= self.last_frame + self.idle {
+            Fired::Idle
+        } else if now >= self.next_ping {
+            self.next_ping = now + self.every;
+            Fired::Ping
+        } else {
+            Fired::Nothing
         }
     }
 }
@@ -333,11 +435,15 @@ async fn on_frame(client: &mut Client, msg: Option<Result<Message, axum::Error>>
 
 /// Runs one write with the stall deadline; `false` if the socket failed or
 /// made no progress in time (then the connection is closed as too slow).
-async fn write<F>(outbox: &Outbox, wire: &Wire, op: F) -> bool
+///
+/// A combinator, not an `async fn`: that would hold `op` twice (the
+/// argument, and again inside the timeout), and the ping's write lives in
+/// the connection's task.
+fn write<'a, F>(outbox: &'a Outbox, wire: &'a Wire, op: F) -> impl Future<Output = bool> + 'a
 where
-    F: std::future::Future<Output = Result<(), axum::Error>>,
+    F: Future<Output = Result<(), axum::Error>> + 'a,
 {
-    match tokio::time::timeout(wire.write_timeout, op).await {
+    tokio::time::timeout(wire.write_timeout, op).map(move |written| match written {
         Ok(Ok(())) => true,
         Ok(Err(_)) => false,
         Err(_) => {
@@ -345,7 +451,18 @@ where
             wire.metrics.closed(close::POLICY);
             false
         }
-    }
+    })
+}
+
+/// Writes `first` and whatever else is queued, in one flush; `false` if
+/// the socket failed or stalled.
+async fn send_batch(
+    socket: &mut WebSocket,
+    outbox: &Outbox,
+    wire: &Wire,
+    first: Utf8Bytes,
+) -> bool {
+    feed_batch(socket, outbox, wire, first).await && write(outbox, wire, socket.flush()).await
 }
 
 /// Feeds `first` and whatever else is queued, without flushing.
@@ -417,4 +534,56 @@ fn truncate(s: &str, max: usize) -> String {
         end -= 1;
     }
     s[..end].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IDLE: Duration = Duration::from_secs(60);
+    const EVERY: Duration = Duration::from_secs(20);
+
+    #[tokio::test(start_paused = true)]
+    async fn one_timer_serves_the_pings_the_idle_timeout_and_the_wait_for_replies() {
+        let start = tokio::time::Instant::now();
+        let mut clock = Clock::new(IDLE, EVERY);
+        assert_eq!(clock.next(false), start + EVERY);
+        // The ping, then the next one an interval later.
+        tokio::time::advance(EVERY).await;
+        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Ping);
+        assert_eq!(clock.next(false), start + 2 * EVERY);
+        // A frame read pushes the idle timeout back, not the pings.
+        tokio::time::advance(Duration::from_secs(5)).await;
+        clock.frame_read();
+        // Waiting for replies bounds the wait, but only while waiting.
+        assert!(clock.waiting(false));
+        let waiting_from = tokio::time::Instant::now();
+        assert_eq!(clock.next(true), waiting_from + REPLY_WAIT);
+        tokio::time::advance(REPLY_WAIT).await;
+        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Nothing);
+        assert!(!clock.waiting(false), "reading goes on after the bound");
+        assert!(!clock.waiting(true));
+        assert_eq!(clock.next(false), start + 2 * EVERY);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_sends_nothing_is_idle_even_when_a_ping_is_due_too() {
+        let start = tokio::time::Instant::now();
+        let mut clock = Clock::new(EVERY, EVERY);
+        assert_eq!(clock.next(false), start + EVERY);
+        tokio::time::advance(EVERY).await;
+        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Idle);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timer_that_fires_early_does_nothing() {
+        let mut clock = Clock::new(IDLE, IDLE);
+        tokio::time::advance(Duration::from_secs(30)).await;
+        clock.frame_read();
+        tokio::time::advance(Duration::from_secs(30)).await;
+        // Set for the idle timeout before the frame, at the first ping:
+        // due, a ping; the idle timeout is 30 s away.
+        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Ping);
+        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Nothing);
+    }
 }
