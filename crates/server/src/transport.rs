@@ -162,8 +162,12 @@ pub(crate) async fn upgrade(
         .write_buffer_size(WRITE_BUFFER)
         .max_write_buffer_size(MAX_WRITE_BUFFER)
         .on_upgrade(move |socket| {
+            // A task of its own rather than axum's upgrade task, which
+            // would hold the connection inside its own state for as long
+            // as it lasts: that one ends here.
             let tasks = shared.tasks.clone();
-            tasks.track_future(serve(shared, socket, peer, slot))
+            tasks.spawn(serve(shared, socket, peer, slot));
+            std::future::ready(())
         })
 }
 
