@@ -28,8 +28,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
-use oxo_core::ByPlayer;
-
 use crate::handle::{TableCmd, TableHandle};
 use crate::node::{Leader, Node};
 use crate::state::Shared;
@@ -288,11 +286,7 @@ pub(crate) fn resume(shared: &Shared, saved: Vec<SavedTable>) {
     let env = shared.table_env();
     let mut rebuilt = Vec::with_capacity(saved.len());
     for saved in saved {
-        let accounts = ByPlayer {
-            x: saved.players.x.as_ref().map(|p| shared.accounts.load(p)),
-            o: saved.players.o.as_ref().map(|p| shared.accounts.load(p)),
-        };
-        rebuilt.extend(table::recover(&env, saved, accounts));
+        rebuilt.extend(table::recover(&env, &shared.accounts, saved));
     }
     for table in rebuilt {
         table.start();

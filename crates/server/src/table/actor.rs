@@ -200,18 +200,14 @@ impl Table {
 
     /// The actor is stopping: every request still queued gets its reply
     /// (every request is answered, and its connection waits for it).
-    pub(super) async fn drain(&mut self, mut rx: mpsc::Receiver<TableCmd>) {
-        rx.close();
+    pub(super) async fn drain(&mut self, rx: mpsc::Receiver<TableCmd>) {
         let e = if self.env.shutdown.is_cancelled() && !self.is_closed() {
             ClientError::shutting_down()
         } else {
             ClientError::no_such_table()
         };
-        while let Some(cmd) = rx.recv().await {
-            if let TableCmd::Request(r) = cmd {
-                self.reply_err(&r.conn, r.id, e.clone());
-            }
-        }
+        self.live.set(self.rules.state().status());
+        refuse_queued(rx, &self.env.metrics, &e).await;
     }
 
     fn next_deadline(&self) -> Option<Instant> {
@@ -551,6 +547,27 @@ impl Table {
         conn.outbox.send_msg(&ServerMsg::Table {
             table: self.view().table_state(Instant::now()),
         });
+    }
+}
+
+/// Refuses with `e` every request queued in `rx`, closing it first so
+/// that this ends: every request is answered, and its connection waits for
+/// the answer (a table that stops, or one that never started).
+pub(super) async fn refuse_queued(
+    mut rx: mpsc::Receiver<TableCmd>,
+    metrics: &crate::metrics::Metrics,
+    e: &ClientError,
+) {
+    rx.close();
+    while let Some(cmd) = rx.recv().await {
+        if let TableCmd::Request(r) = cmd {
+            metrics.refused(e.code);
+            r.conn.outbox.reply(&ServerMsg::error(
+                r.id,
+                e.code,
+                e.message.clone().into_owned(),
+            ));
+        }
     }
 }
 

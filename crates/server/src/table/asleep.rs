@@ -21,16 +21,15 @@
 //! [`Accounts::seat_waiting`]: crate::accounts::Accounts::seat_waiting
 //! [`Store::unfinished_table`]: crate::store::Store::unfinished_table
 
-use std::sync::atomic::AtomicBool;
-use std::sync::atomic::Ordering::AcqRel;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use oxo_core::ByPlayer;
-use oxo_protocol::{ServerMsg, TableStatus};
+use oxo_protocol::TableStatus;
 use tokio::sync::mpsc;
 
+use super::actor::refuse_queued;
 use super::env::Env;
-use super::resumed::{ResumedAt, people, rebuild};
+use super::resumed::{ResumedAt, rebuild_seated};
 use crate::accounts::Accounts;
 use crate::error::ClientError;
 use crate::handle::{TABLE_QUEUE, TableCmd, TableHandle, Wake};
@@ -49,8 +48,7 @@ pub(crate) struct Asleep {
     seq: i64,
     id: Arc<str>,
     at: ResumedAt,
-    /// Set once the table has been taken to start (or to be refused).
-    taken: AtomicBool,
+    /// Until the table is taken to start (or to be refused).
     sleeping: Mutex<Option<Sleeping>>,
 }
 
@@ -87,7 +85,6 @@ impl Asleep {
             seq: row.seq,
             id: Arc::clone(&row.id),
             at,
-            taken: AtomicBool::new(false),
             sleeping: Mutex::new(Some(Sleeping {
                 rx,
                 tx: tx.clone(),
@@ -143,18 +140,8 @@ impl Asleep {
     fn wake_up(&self, sleeping: Sleeping, saved: Option<SavedTable>) {
         let Sleeping { rx, tx, live } = sleeping;
         let env = &self.env;
-        let table = saved.and_then(|saved| {
-            let accounts = people(
-                ByPlayer::new_with(|p| {
-                    saved.players[p].as_ref().map(|row| self.accounts.load(row))
-                }),
-                saved.row.bot_seat,
-            );
-            for account in [&accounts.x, &accounts.o].into_iter().flatten() {
-                account.try_add_table(&self.id, &live, usize::MAX);
-            }
-            rebuild(env, saved, accounts, live.clone(), self.at)
-        });
+        let table =
+            saved.and_then(|saved| rebuild_seated(env, &self.accounts, saved, &live, self.at));
         for player in [&self.players.x, &self.players.o].into_iter().flatten() {
             self.accounts.seat_started(player, &self.id);
         }
@@ -170,20 +157,20 @@ impl Asleep {
                 drop(tx);
                 env.tables.unregister(&self.id);
                 live.set(TableStatus::Closed);
-                let env = env.clone();
+                let e = if env.shutdown.is_cancelled() {
+                    ClientError::shutting_down()
+                } else {
+                    ClientError::no_such_table()
+                };
+                let metrics = Arc::clone(&env.metrics);
                 env.tasks
-                    .clone()
-                    .spawn(async move { refuse_all(&env, rx).await });
+                    .spawn(async move { refuse_queued(rx, &metrics, &e).await });
             }
         }
     }
 
     /// The sleeping table, once: `None` if it was taken already.
     fn take(&self) -> Option<Sleeping> {
-        // The flag spares a started table's every command the lock.
-        if self.taken.swap(true, AcqRel) {
-            return None;
-        }
         self.sleeping
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -194,25 +181,5 @@ impl Asleep {
 impl Wake for Asleep {
     fn wake(self: Arc<Self>) {
         self.start_alone();
-    }
-}
-
-/// Answers every request queued for a table that will not run.
-async fn refuse_all(env: &Env, mut rx: mpsc::Receiver<TableCmd>) {
-    rx.close();
-    let e = if env.shutdown.is_cancelled() {
-        ClientError::shutting_down()
-    } else {
-        ClientError::no_such_table()
-    };
-    while let Some(cmd) = rx.recv().await {
-        if let TableCmd::Request(r) = cmd {
-            env.metrics.refused(e.code);
-            r.conn.outbox.reply(&ServerMsg::error(
-                r.id,
-                e.code,
-                e.message.clone().into_owned(),
-            ));
-        }
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use oxo_core::{ByPlayer, Player, Rng};
+use oxo_core::{ByPlayer, Rng};
 use oxo_protocol::{PlayerId, TableId};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -14,7 +14,7 @@ use super::actor::Table;
 use super::env::Env;
 use super::rules::recover::{Saved, SavedRound};
 use super::rules::{GameKey, Rules};
-use crate::accounts::Account;
+use crate::accounts::{Account, Accounts};
 use crate::handle::{TABLE_QUEUE, TableCmd, TableHandle};
 use crate::ids::{now_ms, seed};
 use crate::live::LiveStatus;
@@ -39,40 +39,45 @@ impl ResumedAt {
     }
 }
 
-/// Rebuilds an unfinished table from the database and registers it; its
-/// actor starts with [`Recovered::start`]. Its human players are
-/// disconnected: one whose going away was stored keeps what is left of
-/// their grace period (see `Rules::recover`), the others get a fresh one.
-/// A table whose saved state is impossible is skipped with a warning.
-pub(crate) fn recover(
-    env: &Env,
-    saved: SavedTable,
-    accounts: ByPlayer<Option<Arc<Account>>>,
-) -> Option<Recovered> {
+/// Rebuilds an unfinished table from the database, its players' accounts
+/// loaded from `accounts`, and registers it; its actor starts with
+/// [`Recovered::start`]. Its human players are disconnected: one whose
+/// going away was stored keeps what is left of their grace period (see
+/// `Rules::recover`), the others get a fresh one. A table whose saved state
+/// is impossible is skipped with a warning.
+pub(crate) fn recover(env: &Env, accounts: &Accounts, saved: SavedTable) -> Option<Recovered> {
     let (id, seq, epoch) = (Arc::clone(&saved.row.id), saved.row.seq, saved.epoch);
-    let accounts = people(accounts, saved.row.bot_seat);
     let live = LiveStatus::new(saved.row.status);
-    for account in [&accounts.x, &accounts.o].into_iter().flatten() {
-        account.try_add_table(&id, &live, usize::MAX);
-    }
-    let table = rebuild(env, saved, accounts, live.clone(), ResumedAt::now())?;
+    let table = rebuild_seated(env, accounts, saved, &live, ResumedAt::now())?;
     let (tx, rx) = mpsc::channel(TABLE_QUEUE);
     env.tables
         .register(&id, TableHandle::new(tx, live, (seq, epoch)));
     Some(Recovered { table, rx })
 }
 
-/// The accounts of the seats people sit in (not a bot's).
-pub(super) fn people(
-    accounts: ByPlayer<Option<Arc<Account>>>,
-    bot_seat: Option<Player>,
-) -> ByPlayer<Option<Arc<Account>>> {
-    ByPlayer::new_with(|p| accounts[p].clone().filter(|_| bot_seat != Some(p)))
+/// [`rebuild`], with the accounts of the people seated (not a bot) loaded
+/// from `accounts`, each holding its seat at the table.
+pub(super) fn rebuild_seated(
+    env: &Env,
+    accounts: &Accounts,
+    saved: SavedTable,
+    live: &LiveStatus,
+    at: ResumedAt,
+) -> Option<Table> {
+    let bot = saved.row.bot_seat;
+    let people = ByPlayer::new_with(|p| {
+        let row = saved.players[p].as_ref().filter(|_| bot != Some(p));
+        row.map(|row| accounts.load(row))
+    });
+    for account in [&people.x, &people.o].into_iter().flatten() {
+        account.try_add_table(&saved.row.id, live, usize::MAX);
+    }
+    rebuild(env, saved, people, live.clone(), at)
 }
 
 /// A resumed table's actor state, as of `at`, publishing its status in
 /// `live`; `None` (with a warning) if the saved state is impossible.
-pub(super) fn rebuild(
+fn rebuild(
     env: &Env,
     saved: SavedTable,
     accounts: ByPlayer<Option<Arc<Account>>>,
