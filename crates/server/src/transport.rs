@@ -207,9 +207,8 @@ fn serve(
     shared.metrics.connections_total.fetch_add(1, Relaxed);
     let outbox = shared.new_outbox();
     let mut conn = Connection {
-        client: Client::new(Arc::clone(&shared), Arc::clone(&outbox), peer),
+        client: Client::new(Arc::clone(&shared), outbox, peer),
         wire: Wire::of(&shared),
-        outbox,
         socket,
         _slot: slot,
     };
@@ -222,7 +221,6 @@ fn serve(
 struct Connection {
     client: Client,
     socket: WebSocket,
-    outbox: Arc<Outbox>,
     wire: Wire,
     _slot: Slot,
 }
@@ -232,10 +230,10 @@ impl Connection {
         let Connection {
             client,
             socket,
-            outbox,
             wire,
             ..
         } = self;
+        let outbox = Arc::clone(&client.outbox);
         let end = run(client, socket, wire).await;
         match end {
             End::CloseFrame => wire.metrics.disconnect(true),
@@ -250,7 +248,7 @@ impl Connection {
             outbox.shut();
             return;
         }
-        finish(socket, outbox, wire, end).await;
+        finish(socket, &outbox, wire, end).await;
         outbox.shut();
         if end == End::Server {
             // Read (and drop) what the client still sends until it answers
