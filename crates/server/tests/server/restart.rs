@@ -154,12 +154,7 @@ async fn a_corrupt_table_is_skipped_and_the_others_resume() {
 async fn a_per_move_clock_keeps_its_deadline_across_a_restart() {
     let db = TempDb::new("clock");
     let cfg = || db.config();
-    let server = Server::with(cfg()).await;
-    let (mut x, _o, table) = pair(&server, json!({"move_time_ms": 30_000})).await;
-    x.play(&table, "a1").await;
-    let xt = x.token.clone();
-    server.stop().await;
-    drop(x);
+    let (xt, _) = x_plays_a1_on_a_clock(&db).await;
     // Down for two seconds.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
 
@@ -215,12 +210,7 @@ async fn an_away_players_grace_period_keeps_its_end_across_a_restart() {
 async fn absurd_stored_times_resume_within_the_least_and_the_whole_period() {
     let db = TempDb::new("absurd-times");
     let cfg = || db.config();
-    let server = Server::with(cfg()).await;
-    let (mut x, _o, table) = pair(&server, json!({"move_time_ms": 30_000})).await;
-    x.play(&table, "a1").await;
-    let xt = x.token.clone();
-    server.stop().await;
-    drop(x);
+    let (xt, table) = x_plays_a1_on_a_clock(&db).await;
     {
         let conn = rusqlite::Connection::open(&db.path).unwrap();
         conn.execute_batch(&format!(
@@ -246,6 +236,18 @@ async fn absurd_stored_times_resume_within_the_least_and_the_whole_period() {
         "O's grace period: {grace:?} ms"
     );
     server.stop().await;
+}
+
+/// On a server on `db`: X and O sit down at a table with a 30 s clock
+/// per move, X plays a1, and the server stops. Returns X's token and the
+/// table.
+async fn x_plays_a1_on_a_clock(db: &TempDb) -> (String, String) {
+    let server = Server::with(db.config()).await;
+    let (mut x, _o, table) = pair(&server, json!({"move_time_ms": 30_000})).await;
+    x.play(&table, "a1").await;
+    let xt = x.token.clone();
+    server.stop().await;
+    (xt, table)
 }
 
 /// The grace period of the tests of its end across an outage.
