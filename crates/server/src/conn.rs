@@ -170,6 +170,16 @@ impl Outbox {
         frame
     }
 
+    /// Resolves when the connection's task should look again: a frame was
+    /// queued, or the last reply owed was (see [`Outbox::settled`]). It can
+    /// resolve when there is nothing to do, and a wake before it was made
+    /// is not lost, so the task looks, then waits on this, then looks
+    /// again. One small future in place of [`Outbox::recv`] and
+    /// [`Outbox::flushed`], for a task that waits on both all its life.
+    pub(crate) fn stirred(&self) -> tokio::sync::futures::Notified<'_> {
+        self.ready.notified()
+    }
+
     /// The next queued frame, waiting for one. Cancel-safe.
     pub(crate) async fn recv(&self) -> Utf8Bytes {
         self.recv_marked().await.0
@@ -231,8 +241,17 @@ impl Outbox {
         if self.push(frame, true) {
             self.ready.notify_one();
         }
+        self.reply_queued();
+    }
+
+    /// A reply owed was queued (or dropped): one fewer is owed.
+    fn reply_queued(&self) {
         if self.owed.fetch_sub(1, AcqRel) == 1 && self.unsent.load(Acquire) == 0 {
             self.idle.notify_one();
+            // The connection's task may be waiting for this reply, whose
+            // frame it took between the push and now (or that was
+            // dropped): nothing else would wake it.
+            self.ready.notify_one();
         }
     }
 
@@ -336,6 +355,28 @@ mod tests {
         assert_eq!((first.as_str(), second.as_str()), ("state", "ok"));
         assert!(out.settled());
         assert!(out.recv().now_or_never().is_none(), "nothing left");
+    }
+
+    #[tokio::test]
+    async fn the_last_reply_owed_wakes_a_task_that_took_its_frame_before_the_count_went_down() {
+        let out = outbox(8, 1 << 20);
+        out.owe_reply();
+        // The table queues the reply: its frame first...
+        assert!(out.push(frame("ok"), true));
+        // ...which the connection's task writes at once, and finds a
+        // reply still owed: it waits.
+        let reply = out.try_recv().expect("queued");
+        out.taken(reply.len());
+        assert!(!out.settled());
+        while wakes(&out).await {}
+        // Then the count goes down: the task must look again.
+        out.reply_queued();
+        assert!(out.settled());
+        let stirred = tokio::time::timeout(Duration::from_millis(50), out.stirred()).await;
+        assert!(
+            stirred.is_ok(),
+            "the task waiting for the reply was not woken"
+        );
     }
 
     #[tokio::test]

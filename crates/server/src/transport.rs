@@ -1,4 +1,4 @@
-//! One WebSocket connection on the wire: the upgrade, the connection's
+//! One WebSocket connection on the shared: the upgrade, the connection's
 //! task, and how the connection ends.
 //!
 //! Each connection is one task, which owns the socket. It hands text
@@ -28,9 +28,6 @@
 //! and the kernel's send buffer is set small by the accept loop. A client
 //! that passes any of these is closed as too slow (1008).
 //!
-//! The task gets only what it uses of the server ([`Wire`]): three
-//! settings, the metrics and the shutdown signal.
-//!
 //! [`Config::write_timeout`]: crate::Config::write_timeout
 //! [`Config::send_queue`]: crate::Config::send_queue
 //! [`Config::send_queue_bytes`]: crate::Config::send_queue_bytes
@@ -47,10 +44,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
-use tokio_util::sync::CancellationToken;
 
 use crate::client::{Client, Flow};
 use crate::close;
+use crate::config::Config;
 use crate::conn::{Outbox, encode};
 use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
@@ -75,38 +72,6 @@ struct Slot(Arc<Metrics>);
 impl Drop for Slot {
     fn drop(&mut self) {
         self.0.connections.fetch_sub(1, Relaxed);
-    }
-}
-
-/// What the connection task uses of the server.
-#[derive(Debug)]
-struct Wire {
-    /// How often to ping the client ([`Config::ping_interval`]).
-    ///
-    /// [`Config::ping_interval`]: crate::Config::ping_interval
-    ping_interval: Duration,
-    /// How long one write may make no progress ([`Config::write_timeout`]).
-    ///
-    /// [`Config::write_timeout`]: crate::Config::write_timeout
-    write_timeout: Duration,
-    /// How long a client may send nothing ([`Config::idle_timeout`]).
-    ///
-    /// [`Config::idle_timeout`]: crate::Config::idle_timeout
-    idle_timeout: Duration,
-    metrics: Arc<Metrics>,
-    /// The server's shutdown signal: it decides the close frame.
-    shutdown: CancellationToken,
-}
-
-impl Wire {
-    fn of(shared: &Shared) -> Wire {
-        Wire {
-            ping_interval: shared.config.ping_interval,
-            write_timeout: shared.config.write_timeout,
-            idle_timeout: shared.config.idle_timeout,
-            metrics: Arc::clone(&shared.metrics),
-            shutdown: shared.shutdown.clone(),
-        }
     }
 }
 
@@ -208,7 +173,7 @@ fn serve(
     let outbox = shared.new_outbox();
     let mut conn = Connection {
         client: Client::new(Arc::clone(&shared), outbox, peer),
-        wire: Wire::of(&shared),
+        shared,
         socket,
         _slot: slot,
     };
@@ -221,7 +186,9 @@ fn serve(
 struct Connection {
     client: Client,
     socket: WebSocket,
-    wire: Wire,
+    /// Its settings, metrics and shutdown signal: a pointer, not copies
+    /// of them, in every connection.
+    shared: Arc<Shared>,
     _slot: Slot,
 }
 
@@ -230,14 +197,14 @@ impl Connection {
         let Connection {
             client,
             socket,
-            wire,
+            shared,
             ..
         } = self;
         let outbox = Arc::clone(&client.outbox);
-        let end = run(client, socket, wire).await;
+        let end = run(client, socket, shared).await;
         match end {
-            End::CloseFrame => wire.metrics.disconnect(true),
-            End::Dropped => wire.metrics.disconnect(false),
+            End::CloseFrame => shared.metrics.disconnect(true),
+            End::Dropped => shared.metrics.disconnect(false),
             End::Server | End::WriteFailed => {}
         }
         // Boxed: the connection's task need not hold its largest step all
@@ -248,7 +215,7 @@ impl Connection {
             outbox.shut();
             return;
         }
-        finish(socket, &outbox, wire, end).await;
+        finish(socket, &outbox, shared, end).await;
         outbox.shut();
         if end == End::Server {
             // Read (and drop) what the client still sends until it answers
@@ -271,19 +238,32 @@ impl Connection {
 /// one flush each), pings, and reads the client's frames, each only once
 /// every reply owed to the ones before is written (see the module's docs);
 /// returns how the connection ended.
-async fn run(client: &mut Client, socket: &mut WebSocket, wire: &Wire) -> End {
+async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> End {
     let outbox = Arc::clone(&client.outbox);
     // The closing token fires on shutdown too (see `Outbox::closing`).
     // These futures live across frames: re-creating them per frame would
     // register a waiter and a timer for every message.
     let closing = outbox.closing().clone().cancelled_owned();
     tokio::pin!(closing);
-    let mut clock = Clock::new(wire.idle_timeout, wire.ping_interval);
+    let mut clock = Clock::new(&shared.config);
     // One timer for every deadline of the connection (see `Clock`): an
     // idle connection holds one timer, not three.
     let timer = tokio::time::sleep_until(clock.next(false));
     tokio::pin!(timer);
     loop {
+        // What is queued leaves before anything is read, unless the
+        // connection is closing (then `finish` delivers it).
+        if outbox.closing().is_cancelled() {
+            return End::Server;
+        }
+        if let Some(frame) = outbox.try_recv() {
+            // Boxed, like a request's handling: an idle connection does
+            // not hold a write's state.
+            if !Box::pin(send_batch(socket, &outbox, shared, frame)).await {
+                return End::WriteFailed;
+            }
+            continue;
+        }
         let now_waiting = clock.waiting(outbox.settled());
         let due = clock.next(now_waiting);
         if due < timer.deadline() || timer.is_elapsed() {
@@ -292,16 +272,9 @@ async fn run(client: &mut Client, socket: &mut WebSocket, wire: &Wire) -> End {
         tokio::select! {
             biased;
             () = &mut closing => return End::Server,
-            // Boxed, like a request's handling: an idle connection does
-            // not hold a write's state.
-            frame = outbox.recv() => {
-                if !Box::pin(send_batch(socket, &outbox, wire, frame)).await {
-                    return End::WriteFailed;
-                }
-            }
-            // The last reply owed was queued (its frame comes through
-            // `outbox.recv()`).
-            () = outbox.flushed(), if now_waiting => {}
+            // A frame was queued, or the last reply owed was: the loop
+            // looks again.
+            () = outbox.stirred() => {}
             () = &mut timer => match clock.fired(tokio::time::Instant::now()) {
                 Fired::Idle => {
                     outbox.close(close::GOING_AWAY, "idle timeout");
@@ -309,7 +282,8 @@ async fn run(client: &mut Client, socket: &mut WebSocket, wire: &Wire) -> End {
                 }
                 Fired::Ping => {
                     let ping = Message::Ping(axum::body::Bytes::new());
-                    if !write(&outbox, wire, socket.send(ping)).await {
+                    // Boxed: a write's state is larger than the wait.
+                    if !Box::pin(write(&outbox, shared, socket.send(ping))).await {
                         return End::WriteFailed;
                     }
                 }
@@ -333,9 +307,10 @@ async fn run(client: &mut Client, socket: &mut WebSocket, wire: &Wire) -> End {
 /// the next ping, the idle timeout (from the last frame read), and the
 /// bound on waiting for replies before reading on ([`REPLY_WAIT`]).
 #[derive(Debug)]
-struct Clock {
-    idle: Duration,
-    every: Duration,
+struct Clock<'a> {
+    /// The idle timeout and the ping interval, read from here rather than
+    /// copied into every connection.
+    config: &'a Config,
     last_frame: tokio::time::Instant,
     next_ping: tokio::time::Instant,
     /// When the replies owed were first waited for.
@@ -350,16 +325,15 @@ enum Fired {
     Nothing,
 }
 
-impl Clock {
-    /// A connection's deadlines from now: closed after `idle` without a
-    /// frame, pinged `every` so often.
-    fn new(idle: Duration, every: Duration) -> Clock {
+impl Clock<'_> {
+    /// A connection's deadlines from now: closed after the configured idle
+    /// timeout without a frame, pinged at the configured interval.
+    fn new(config: &Config) -> Clock<'_> {
         let now = tokio::time::Instant::now();
         Clock {
-            idle,
-            every,
+            config,
             last_frame: now,
-            next_ping: now + every,
+            next_ping: now + config.ping_interval,
             waiting_since: None,
         }
     }
@@ -381,7 +355,9 @@ impl Clock {
     /// The next deadline: the next ping, the idle timeout, and while
     /// `waiting`, the end of the wait for replies.
     fn next(&self, waiting: bool) -> tokio::time::Instant {
-        let due = self.next_ping.min(self.last_frame + self.idle);
+        let due = self
+            .next_ping
+            .min(self.last_frame + self.config.idle_timeout);
         match self.waiting_since {
             Some(since) if waiting => due.min(since + REPLY_WAIT),
             _ => due,
@@ -395,10 +371,10 @@ impl Clock {
 
     /// The timer fired at `now`: what is due.
     fn fired(&mut self, now: tokio::time::Instant) -> Fired {
-        if now >= self.last_frame + self.idle {
+        if now >= self.last_frame + self.config.idle_timeout {
             Fired::Idle
         } else if now >= self.next_ping {
-            self.next_ping = now + self.every;
+            self.next_ping = now + self.config.ping_interval;
             Fired::Ping
         } else {
             Fired::Nothing
@@ -441,16 +417,16 @@ async fn on_frame(client: &mut Client, msg: Option<Result<Message, axum::Error>>
 /// A combinator, not an `async fn`: that would hold `op` twice (the
 /// argument, and again inside the timeout), and the ping's write lives in
 /// the connection's task.
-fn write<'a, F>(outbox: &'a Outbox, wire: &'a Wire, op: F) -> impl Future<Output = bool> + 'a
+fn write<'a, F>(outbox: &'a Outbox, shared: &'a Shared, op: F) -> impl Future<Output = bool> + 'a
 where
     F: Future<Output = Result<(), axum::Error>> + 'a,
 {
-    tokio::time::timeout(wire.write_timeout, op).map(move |written| match written {
+    tokio::time::timeout(shared.config.write_timeout, op).map(move |written| match written {
         Ok(Ok(())) => true,
         Ok(Err(_)) => false,
         Err(_) => {
             outbox.close(close::POLICY, "too slow: the client is not reading");
-            wire.metrics.closed(close::POLICY);
+            shared.metrics.closed(close::POLICY);
             false
         }
     })
@@ -461,18 +437,23 @@ where
 async fn send_batch(
     socket: &mut WebSocket,
     outbox: &Outbox,
-    wire: &Wire,
+    shared: &Shared,
     first: Utf8Bytes,
 ) -> bool {
-    feed_batch(socket, outbox, wire, first).await && write(outbox, wire, socket.flush()).await
+    feed_batch(socket, outbox, shared, first).await && write(outbox, shared, socket.flush()).await
 }
 
 /// Feeds `first` and whatever else is queued, without flushing.
-async fn feed_batch(sink: &mut WebSocket, outbox: &Outbox, wire: &Wire, first: Utf8Bytes) -> bool {
+async fn feed_batch(
+    sink: &mut WebSocket,
+    outbox: &Outbox,
+    shared: &Shared,
+    first: Utf8Bytes,
+) -> bool {
     let mut next = Some(first);
     while let Some(frame) = next {
         let len = frame.len();
-        let ok = write(outbox, wire, sink.feed(Message::Text(frame))).await;
+        let ok = write(outbox, shared, sink.feed(Message::Text(frame))).await;
         outbox.taken(len);
         if !ok {
             return false;
@@ -483,7 +464,7 @@ async fn feed_batch(sink: &mut WebSocket, outbox: &Outbox, wire: &Wire, first: U
 }
 
 /// Ends the connection: delivers what is queued and the close frame.
-async fn finish<S>(sink: &mut S, outbox: &Outbox, wire: &Wire, end: End)
+async fn finish<S>(sink: &mut S, outbox: &Outbox, shared: &Shared, end: End)
 where
     S: Sink<Message, Error = axum::Error> + Unpin,
 {
@@ -507,7 +488,7 @@ where
                         return;
                     }
                 }
-                if wire.shutdown.is_cancelled() {
+                if shared.shutdown.is_cancelled() {
                     let bye = encode(&ServerMsg::Closing {
                         reason: "The server is shutting down; reconnect with your token".into(),
                     });
@@ -518,7 +499,7 @@ where
                     };
                     let _ = sink.send(Message::Close(Some(frame))).await;
                 } else if let Some((code, reason)) = outbox.close_frame() {
-                    wire.metrics.closed(code);
+                    shared.metrics.closed(code);
                     let reason = Utf8Bytes::from(truncate(&reason, 120));
                     let _ = sink
                         .send(Message::Close(Some(CloseFrame { code, reason })))
@@ -545,10 +526,19 @@ mod tests {
     const IDLE: Duration = Duration::from_secs(60);
     const EVERY: Duration = Duration::from_secs(20);
 
+    fn timing(idle_timeout: Duration, ping_interval: Duration) -> Config {
+        Config {
+            idle_timeout,
+            ping_interval,
+            ..Config::default()
+        }
+    }
+
     #[tokio::test(start_paused = true)]
     async fn one_timer_serves_the_pings_the_idle_timeout_and_the_wait_for_replies() {
         let start = tokio::time::Instant::now();
-        let mut clock = Clock::new(IDLE, EVERY);
+        let config = timing(IDLE, EVERY);
+        let mut clock = Clock::new(&config);
         assert_eq!(clock.next(false), start + EVERY);
         // The ping, then the next one an interval later.
         tokio::time::advance(EVERY).await;
@@ -571,7 +561,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_connection_that_sends_nothing_is_idle_even_when_a_ping_is_due_too() {
         let start = tokio::time::Instant::now();
-        let mut clock = Clock::new(EVERY, EVERY);
+        let config = timing(EVERY, EVERY);
+        let mut clock = Clock::new(&config);
         assert_eq!(clock.next(false), start + EVERY);
         tokio::time::advance(EVERY).await;
         assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Idle);
@@ -579,7 +570,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_timer_that_fires_early_does_nothing() {
-        let mut clock = Clock::new(IDLE, IDLE);
+        let config = timing(IDLE, IDLE);
+        let mut clock = Clock::new(&config);
         tokio::time::advance(Duration::from_secs(30)).await;
         clock.frame_read();
         tokio::time::advance(Duration::from_secs(30)).await;
