@@ -16,6 +16,7 @@ use crate::error::ServerError;
 use crate::lobby;
 use crate::metrics::Metrics;
 use crate::resume;
+use crate::roster;
 use crate::state::{AppState, Shared};
 use crate::store::{Postgres, Sqlite, Store};
 
@@ -83,6 +84,11 @@ impl AppState {
                     .spawn(bus::run(Arc::clone(&shared), url.clone(), *node));
             }
         }
+        shared.tasks.spawn(roster::run(
+            Arc::clone(&shared.roster),
+            roster::tick(&shared.config),
+            shared.shutdown.clone(),
+        ));
         shared.tasks.spawn(lobby::run(
             Arc::clone(&shared.lobby),
             shared.config.lobby_debounce,

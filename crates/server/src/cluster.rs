@@ -209,8 +209,10 @@ async fn round(shared: &Shared, node: &Node, addr: &str) {
     shared.metrics.leader.store(u64::from(leader.me), Relaxed);
     if now != was {
         // Relays to the old leader, or the connections this node served
-        // as the leader, end: their clients reconnect to the new one.
+        // as the leader (its roster), end: their clients reconnect to the
+        // new one.
         node.end_term(&shared.shutdown);
+        shared.roster.end_all();
     }
     if !leader.me {
         node.set_leader(now);

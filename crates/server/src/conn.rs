@@ -16,14 +16,13 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::Ordering::{AcqRel, Acquire};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
 use oxo_protocol::ServerMsg;
 use tokio::sync::Notify;
-use tokio_util::sync::CancellationToken;
 
 use crate::accounts::Account;
 use crate::close;
@@ -72,25 +71,23 @@ pub(crate) struct Outbox {
     owed: AtomicUsize,
     /// Notified when `unsent` and `owed` both reach zero.
     idle: Notify,
-    /// Cancelled when the connection must end; its task then sends the
-    /// close frame in `close_frame`. A child of the server's shutdown token,
-    /// so it also fires on shutdown: each connection's tasks wait on their
-    /// own token, whose lock nobody else takes, instead of every task of
-    /// the server polling (and locking) the one shutdown token.
-    closing: CancellationToken,
+    /// Set when the connection must end; its task then sends the close
+    /// frame in `close_frame`, if any. Set on shutdown too (see
+    /// `roster`): each connection waits on its own outbox, whose locks
+    /// nobody else takes, not on one token of the whole server.
+    closing: AtomicBool,
+    /// Notified (all waiters) when `closing` is set.
+    closed: Notify,
     close_frame: Mutex<Option<(u16, Cow<'static, str>)>>,
+    /// When the connection's task next wants to be woken with nothing
+    /// queued (its next ping or timeout), in the roster's milliseconds.
+    wake_at: AtomicU64,
 }
 
 impl Outbox {
     /// A new outbox: at most `capacity` frames and `max_bytes` bytes
-    /// queued; `shutdown` is the server's shutdown token (it closes the
-    /// connection too).
-    pub(crate) fn new(
-        id: u64,
-        capacity: usize,
-        max_bytes: usize,
-        shutdown: &CancellationToken,
-    ) -> Arc<Outbox> {
+    /// queued.
+    pub(crate) fn new(id: u64, capacity: usize, max_bytes: usize) -> Arc<Outbox> {
         let outbox = Outbox {
             id,
             queue: Mutex::default(),
@@ -101,8 +98,10 @@ impl Outbox {
             unsent: AtomicUsize::new(0),
             owed: AtomicUsize::new(0),
             idle: Notify::new(),
-            closing: shutdown.child_token(),
+            closing: AtomicBool::new(false),
+            closed: Notify::new(),
             close_frame: Mutex::new(None),
+            wake_at: AtomicU64::new(u64::MAX),
         };
         Arc::new(outbox)
     }
@@ -171,11 +170,12 @@ impl Outbox {
     }
 
     /// Resolves when the connection's task should look again: a frame was
-    /// queued, or the last reply owed was (see [`Outbox::settled`]). It can
-    /// resolve when there is nothing to do, and a wake before it was made
-    /// is not lost, so the task looks, then waits on this, then looks
-    /// again. One small future in place of [`Outbox::recv`] and
-    /// [`Outbox::flushed`], for a task that waits on both all its life.
+    /// queued, the last reply owed was (see [`Outbox::settled`]), the
+    /// connection must end, or its deadline ([`Outbox::wake_at`]) came. It
+    /// can resolve when there is nothing to do, and a wake before it was
+    /// made is not lost, so the task looks, then waits on this, then looks
+    /// again. One small future for everything a connection's task waits on
+    /// but its socket, all its life.
     pub(crate) fn stirred(&self) -> tokio::sync::futures::Notified<'_> {
         self.ready.notified()
     }
@@ -283,7 +283,47 @@ impl Outbox {
             *frame = Some((code, reason.into()));
         }
         drop(frame);
-        self.closing.cancel();
+        self.end();
+    }
+
+    /// Ends the connection without a close frame of its own (the server
+    /// shuts down, or a cluster node's term ended; see `roster`).
+    pub(crate) fn end(&self) {
+        if !self.closing.swap(true, AcqRel) {
+            self.closed.notify_waiters();
+            self.ready.notify_one();
+        }
+    }
+
+    /// Whether the connection must end.
+    pub(crate) fn is_closing(&self) -> bool {
+        self.closing.load(Acquire)
+    }
+
+    /// Resolves once the connection must end, or the server shuts down.
+    pub(crate) async fn closed(&self) {
+        let notified = self.closed.notified();
+        tokio::pin!(notified);
+        // Registered before looking: an end after the look wakes it.
+        notified.as_mut().enable();
+        if self.is_closing() {
+            return;
+        }
+        notified.await;
+    }
+
+    /// Asks to be woken (through [`Outbox::stirred`]) at `millis` on the
+    /// roster's clock, even if nothing is queued (see `roster`).
+    pub(crate) fn wake_at(&self, millis: u64) {
+        self.wake_at.store(millis, Relaxed);
+    }
+
+    /// Wakes the connection's task if its deadline is at or before `now`
+    /// (the roster's milliseconds).
+    pub(crate) fn wake_if_due(&self, now: u64) {
+        if self.wake_at.load(Relaxed) <= now {
+            self.ready.notify_one();
+        }
     }
 
     /// The close frame asked for, if any.
@@ -292,11 +332,6 @@ impl Outbox {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
-    }
-
-    /// Resolves when the connection must end, or the server shuts down.
-    pub(crate) fn closing(&self) -> &CancellationToken {
-        &self.closing
     }
 }
 
@@ -325,7 +360,7 @@ mod tests {
     use super::*;
 
     fn outbox(capacity: usize, max_bytes: usize) -> Arc<Outbox> {
-        Outbox::new(1, capacity, max_bytes, &CancellationToken::new())
+        Outbox::new(1, capacity, max_bytes)
     }
 
     fn frame(text: &'static str) -> Utf8Bytes {
@@ -401,14 +436,14 @@ mod tests {
         out.send(frame("a"));
         out.send(frame("b"));
         out.send(frame("c"));
-        assert!(out.closing().is_cancelled());
+        assert!(out.is_closing());
         let (code, reason) = out.close_frame().expect("a close frame");
         assert_eq!(code, close::POLICY);
         assert!(reason.contains("send queue is full"), "{reason}");
 
         let out = outbox(100, 10);
         out.send(frame("0123456789abc"));
-        assert!(out.closing().is_cancelled());
+        assert!(out.is_closing());
         let (_, reason) = out.close_frame().expect("a close frame");
         assert!(reason.contains("too much unread data"), "{reason}");
         assert!(out.settled(), "the refused frame is off the books");
@@ -422,6 +457,6 @@ mod tests {
         out.send(frame("late"));
         assert!(out.try_recv().is_none());
         assert!(out.settled(), "dropped frames are not owed to the socket");
-        assert!(!out.closing().is_cancelled(), "dropping is not a refusal");
+        assert!(!out.is_closing(), "dropping is not a refusal");
     }
 }

@@ -68,6 +68,7 @@ mod node;
 mod rate;
 mod relay;
 mod resume;
+mod roster;
 mod state;
 mod store;
 mod table;

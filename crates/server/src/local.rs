@@ -43,7 +43,7 @@ impl LocalClient {
     /// replies and events arrive through [`LocalClient::recv`]. Returns
     /// `false` once the server has closed this connection.
     pub async fn send(&mut self, text: &str) -> bool {
-        if self.client.outbox.closing().is_cancelled() {
+        if self.client.outbox.is_closing() {
             return false;
         }
         self.client.on_text(text).await == Flow::Continue
@@ -56,7 +56,7 @@ impl LocalClient {
         let frame = tokio::select! {
             biased;
             frame = outbox.recv() => Some(frame),
-            () = outbox.closing().cancelled() => outbox.try_recv(),
+            () = outbox.closed() => outbox.try_recv(),
         };
         frame.map(|f| self.taken(&f))
     }

@@ -137,7 +137,9 @@ impl Node {
         self.changed.notify_waiters();
     }
 
-    /// The token a new connection's closing token descends from.
+    /// The current term: cancelled when it ends, which ends the
+    /// connections relayed to the leader during it (the connections this
+    /// node serves itself end through the roster, see `cluster`).
     pub(crate) fn term(&self) -> CancellationToken {
         self.term
             .lock()
@@ -145,7 +147,7 @@ impl Node {
             .clone()
     }
 
-    /// Closes every connection served so far; later ones get a new term.
+    /// Ends the term: the relays made so far end; later ones get a new term.
     pub(crate) fn end_term(&self, shutdown: &CancellationToken) {
         let mut term = self.term.lock().unwrap_or_else(PoisonError::into_inner);
         term.cancel();

@@ -24,6 +24,7 @@ use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::node::Node;
 use crate::rate::PerAddress;
+use crate::roster::Roster;
 use crate::store::Store;
 use crate::table;
 
@@ -49,6 +50,9 @@ pub(crate) struct Shared {
     pub(crate) tasks: TaskTracker,
     /// Source of connection ids.
     pub(crate) next_conn: AtomicU64,
+    /// Every connection's outbox: their deadlines, and ending them all on
+    /// shutdown or when a cluster node's term ends.
+    pub(crate) roster: Arc<Roster>,
     /// This node's view of its cluster; `None` for a server on its own.
     pub(crate) node: Option<Arc<Node>>,
     /// In a cluster with a bus, this node's end of it, once connected.
@@ -72,6 +76,7 @@ impl Shared {
             shutdown,
             tasks: TaskTracker::new(),
             next_conn: AtomicU64::new(1),
+            roster: Arc::default(),
             node,
             bus: OnceLock::new(),
         }
@@ -107,15 +112,13 @@ impl Shared {
     /// bounds.
     pub(crate) fn new_outbox(&self) -> Arc<Outbox> {
         let id = self.next_conn.fetch_add(1, Relaxed);
-        // In a cluster, connections also close when the node stops
-        // serving (it lost the leader's post).
-        let parent = self.node.as_ref().map(|n| n.term());
-        Outbox::new(
-            id,
-            self.config.send_queue,
-            self.config.send_queue_bytes,
-            parent.as_ref().unwrap_or(&self.shutdown),
-        )
+        let outbox = Outbox::new(id, self.config.send_queue, self.config.send_queue_bytes);
+        self.roster.enroll(&outbox);
+        // Enrolled after the roster ended them all: it ends now.
+        if self.shutdown.is_cancelled() {
+            outbox.end();
+        }
+        outbox
     }
 }
 

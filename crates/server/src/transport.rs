@@ -5,8 +5,8 @@
 //! frames to its [`Client`], which enforces the limits and forwards table
 //! requests to the table's actor; the actor replies straight into the
 //! connection's [`Outbox`]. The same task drains the outbox into the
-//! socket, batching whatever is queued into one flush, pings on a timer,
-//! and sends the close frame. One task, not a reader and a writer: a frame
+//! socket, batching whatever is queued into one flush, pings when a ping
+//! is due, and sends the close frame. One task, not a reader and a writer: a frame
 //! costs no hand-over between tasks, and an idle connection holds one
 //! task's memory.
 //!
@@ -240,20 +240,13 @@ impl Connection {
 /// returns how the connection ended.
 async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> End {
     let outbox = Arc::clone(&client.outbox);
-    // The closing token fires on shutdown too (see `Outbox::closing`).
-    // These futures live across frames: re-creating them per frame would
-    // register a waiter and a timer for every message.
-    let closing = outbox.closing().clone().cancelled_owned();
-    tokio::pin!(closing);
+    // The deadlines are kept here and served by the roster's one timer
+    // (see `Clock` and `roster`): an idle connection holds no timer.
     let mut clock = Clock::new(&shared.config);
-    // One timer for every deadline of the connection (see `Clock`): an
-    // idle connection holds one timer, not three.
-    let timer = tokio::time::sleep_until(clock.next(false));
-    tokio::pin!(timer);
     loop {
         // What is queued leaves before anything is read, unless the
         // connection is closing (then `finish` delivers it).
-        if outbox.closing().is_cancelled() {
+        if outbox.is_closing() {
             return End::Server;
         }
         if let Some(frame) = outbox.try_recv() {
@@ -264,33 +257,27 @@ async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> En
             }
             continue;
         }
-        let now_waiting = clock.waiting(outbox.settled());
-        let due = clock.next(now_waiting);
-        if due < timer.deadline() || timer.is_elapsed() {
-            timer.as_mut().reset(due);
+        match clock.fired(tokio::time::Instant::now()) {
+            Fired::Idle => {
+                outbox.close(close::GOING_AWAY, "idle timeout");
+                return End::Server;
+            }
+            Fired::Ping => {
+                let ping = Message::Ping(axum::body::Bytes::new());
+                // Boxed: a write's state is larger than the wait.
+                if !Box::pin(write(&outbox, shared, socket.send(ping))).await {
+                    return End::WriteFailed;
+                }
+            }
+            Fired::Nothing => {}
         }
+        let now_waiting = clock.waiting(outbox.settled());
+        outbox.wake_at(shared.roster.millis(clock.next(now_waiting)));
         tokio::select! {
             biased;
-            () = &mut closing => return End::Server,
-            // A frame was queued, or the last reply owed was: the loop
-            // looks again.
+            // A frame was queued, the last reply owed was, the connection
+            // must end, or a deadline came: the loop looks again.
             () = outbox.stirred() => {}
-            () = &mut timer => match clock.fired(tokio::time::Instant::now()) {
-                Fired::Idle => {
-                    outbox.close(close::GOING_AWAY, "idle timeout");
-                    return End::Server;
-                }
-                Fired::Ping => {
-                    let ping = Message::Ping(axum::body::Bytes::new());
-                    // Boxed: a write's state is larger than the wait.
-                    if !Box::pin(write(&outbox, shared, socket.send(ping))).await {
-                        return End::WriteFailed;
-                    }
-                }
-                // Early (a frame came since it was set), or the wait
-                // for replies ran out: the loop sets it anew.
-                Fired::Nothing => {}
-            },
             msg = socket.next(), if !now_waiting => {
                 clock.frame_read();
                 // Boxed: handling a request is the largest state of this
@@ -303,9 +290,10 @@ async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> En
     }
 }
 
-/// The deadlines of a connection, kept as times and served by one timer:
-/// the next ping, the idle timeout (from the last frame read), and the
-/// bound on waiting for replies before reading on ([`REPLY_WAIT`]).
+/// The deadlines of a connection, kept as times (and served by the
+/// roster's timer): the next ping, the idle timeout (from the last frame
+/// read), and the bound on waiting for replies before reading on
+/// ([`REPLY_WAIT`]).
 #[derive(Debug)]
 struct Clock<'a> {
     /// The idle timeout and the ping interval, read from here rather than
@@ -317,7 +305,7 @@ struct Clock<'a> {
     waiting_since: Option<tokio::time::Instant>,
 }
 
-/// What a fired timer was for.
+/// What is due.
 #[derive(Debug, PartialEq, Eq)]
 enum Fired {
     Idle,
@@ -369,7 +357,7 @@ impl Clock<'_> {
         self.last_frame = tokio::time::Instant::now();
     }
 
-    /// The timer fired at `now`: what is due.
+    /// What is due at `now` (a ping is then counted as sent).
     fn fired(&mut self, now: tokio::time::Instant) -> Fired {
         if now >= self.last_frame + self.config.idle_timeout {
             Fired::Idle
@@ -535,7 +523,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn one_timer_serves_the_pings_the_idle_timeout_and_the_wait_for_replies() {
+    async fn one_deadline_serves_the_pings_the_idle_timeout_and_the_wait_for_replies() {
         let start = tokio::time::Instant::now();
         let config = timing(IDLE, EVERY);
         let mut clock = Clock::new(&config);
@@ -569,7 +557,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_timer_that_fires_early_does_nothing() {
+    async fn a_wake_before_anything_is_due_does_nothing() {
         let config = timing(IDLE, IDLE);
         let mut clock = Clock::new(&config);
         tokio::time::advance(Duration::from_secs(30)).await;

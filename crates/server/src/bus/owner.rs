@@ -210,7 +210,7 @@ fn release(shared: &Shared, proxies: &Arc<Proxies>, key: Key, conn: Conn) {
         tokio::select! {
             _ = flushed => {}
             // Closed (or the server stops): its pump has ended already.
-            () = conn.outbox.closing().cancelled() => {}
+            () = conn.outbox.closed() => {}
         }
         let proxy = {
             let mut map = proxies.lock();
@@ -249,7 +249,7 @@ impl Pump {
             let (frame, reply) = tokio::select! {
                 biased;
                 frame = self.outbox.recv_marked() => frame,
-                () = self.outbox.closing().cancelled() => {
+                () = self.outbox.closed() => {
                     let (code, reason) = self.outbox.close_frame().unwrap_or((
                         close::TRY_AGAIN,
                         "the table's node is stopping; reconnect with your token".into(),

@@ -113,7 +113,7 @@ impl Client {
     /// Whether the server is shutting down. Asks the connection's own token
     /// first: the server-wide one is locked only once that has fired.
     fn shutting_down(&self) -> bool {
-        self.outbox.closing().is_cancelled() && self.shared.shutdown.is_cancelled()
+        self.outbox.is_closing() && self.shared.shutdown.is_cancelled()
     }
 
     /// Refuses request `id` with `e` (counted in the metrics).
