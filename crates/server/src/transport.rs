@@ -53,7 +53,7 @@ use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
 
 /// Per-connection WebSocket buffers (see [`upgrade`]).
-const READ_BUFFER: usize = 256;
+const READ_BUFFER: usize = 128;
 const WRITE_BUFFER: usize = 16 * 1024;
 const MAX_WRITE_BUFFER: usize = 128 * 1024;
 /// How long the answer to a client's close, or our own close frame, may
@@ -115,9 +115,11 @@ pub(crate) async fn upgrade(
         .max(16 * 1024);
     let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
     // Buffers sized for many small frames on many mostly idle connections:
-    // requests are mostly under a hundred bytes, so a 256-byte read buffer
-    // (allocated up front for every connection, and grown for a larger
-    // frame) is one read per frame; the write buffer is only grown as
+    // most requests (a move, a sync) are under a hundred bytes, so a
+    // 128-byte read buffer (allocated up front for every connection) is one
+    // read per frame; a larger frame (a hello with its token, a chat line)
+    // takes one more, the buffer growing to the frame's length once its
+    // header is read. The write buffer is only grown as
     // frames are queued, and gathers a burst into one send of up to 16 KiB.
     // The cap bounds what one slow client can pin beyond its outbox (the
     // connection fails rather than grows).
