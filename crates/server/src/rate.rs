@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use crate::config::RateLimit;
 
-/// A token bucket.
+/// A token bucket. Its limit is the caller's (the server's settings), not
+/// a copy in every connection's buckets.
 #[derive(Debug)]
 pub(crate) struct Bucket {
     tokens: f64,
     last: Instant,
-    limit: RateLimit,
 }
 
 impl Bucket {
@@ -30,23 +30,21 @@ impl Bucket {
         Bucket {
             tokens: f64::from(limit.burst),
             last: now,
-            limit,
         }
     }
 
-    fn refill(&mut self, now: Instant) {
+    fn refill(&mut self, limit: RateLimit, now: Instant) {
         let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
         self.last = now;
-        self.tokens =
-            (self.tokens + elapsed * self.limit.per_second).min(f64::from(self.limit.burst));
+        self.tokens = (self.tokens + elapsed * limit.per_second).min(f64::from(limit.burst));
     }
 
     /// Takes a token if there is one.
-    pub(crate) fn take(&mut self, now: Instant) -> bool {
-        if self.limit.per_second.is_infinite() {
+    pub(crate) fn take(&mut self, limit: RateLimit, now: Instant) -> bool {
+        if limit.per_second.is_infinite() {
             return true;
         }
-        self.refill(now);
+        self.refill(limit, now);
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -56,14 +54,14 @@ impl Bucket {
     }
 
     /// Whether the bucket has refilled completely by `now`.
-    fn is_full(&mut self, now: Instant) -> bool {
-        self.refill(now);
-        self.tokens >= f64::from(self.limit.burst)
+    fn is_full(&mut self, limit: RateLimit, now: Instant) -> bool {
+        self.refill(limit, now);
+        self.tokens >= f64::from(limit.burst)
     }
 
     /// Seconds until the next token.
-    pub(crate) fn wait_secs(&self) -> f64 {
-        ((1.0 - self.tokens) / self.limit.per_second).max(0.0)
+    pub(crate) fn wait_secs(&self, limit: RateLimit) -> f64 {
+        ((1.0 - self.tokens) / limit.per_second).max(0.0)
     }
 }
 
@@ -71,32 +69,29 @@ impl Bucket {
 /// been told to slow down is flooding, and is disconnected.
 #[derive(Debug)]
 pub(crate) struct Flood {
-    window: Duration,
-    max: u32,
     /// When the current window began, and the refusals in it.
     start: Instant,
     count: u32,
 }
 
 impl Flood {
-    /// No refusals yet: `max` refusals within `window` make a flood.
-    pub(crate) fn new(window: Duration, max: u32, now: Instant) -> Flood {
+    /// No refusals yet.
+    pub(crate) fn new(now: Instant) -> Flood {
         Flood {
-            window,
-            max,
             start: now,
             count: 0,
         }
     }
 
-    /// Counts a refusal at `now`; `true` if it makes a flood.
-    pub(crate) fn refused(&mut self, now: Instant) -> bool {
-        if now.saturating_duration_since(self.start) > self.window {
+    /// Counts a refusal at `now`; `true` if it makes a flood: `max`
+    /// refusals within `window`.
+    pub(crate) fn refused(&mut self, window: Duration, max: u32, now: Instant) -> bool {
+        if now.saturating_duration_since(self.start) > window {
             self.start = now;
             self.count = 0;
         }
         self.count += 1;
-        self.count >= self.max
+        self.count >= max
     }
 }
 
@@ -128,7 +123,7 @@ impl PerAddress {
         let key = group(addr);
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
         if buckets.len() >= MAX_ADDRESSES && !buckets.contains_key(&key) {
-            buckets.retain(|_, b| !b.is_full(now));
+            buckets.retain(|_, b| !b.is_full(self.limit, now));
             if buckets.len() >= MAX_ADDRESSES {
                 // Every tracked address is busy: an attack from very many
                 // addresses. Forgetting them all only lets each one start
@@ -140,10 +135,10 @@ impl PerAddress {
         let bucket = buckets
             .entry(key)
             .or_insert_with(|| Bucket::new(self.limit, now));
-        if bucket.take(now) {
+        if bucket.take(self.limit, now) {
             Ok(())
         } else {
-            Err(bucket.wait_secs())
+            Err(bucket.wait_secs(self.limit))
         }
     }
 }
@@ -190,15 +185,13 @@ mod tests {
     #[test]
     fn a_flood_is_too_many_refusals_in_one_window() {
         let now = Instant::now();
-        let mut flood = Flood::new(Duration::from_secs(10), 3, now);
-        assert!(!flood.refused(now));
-        assert!(!flood.refused(now + Duration::from_secs(5)));
-        assert!(
-            !flood.refused(now + Duration::from_secs(11)),
-            "a new window"
-        );
-        assert!(!flood.refused(now + Duration::from_secs(12)));
-        assert!(flood.refused(now + Duration::from_secs(13)));
+        let mut flood = Flood::new(now);
+        let mut refused = |at| flood.refused(Duration::from_secs(10), 3, at);
+        assert!(!refused(now));
+        assert!(!refused(now + Duration::from_secs(5)));
+        assert!(!refused(now + Duration::from_secs(11)), "a new window");
+        assert!(!refused(now + Duration::from_secs(12)));
+        assert!(refused(now + Duration::from_secs(13)));
     }
 
     #[test]

@@ -49,7 +49,6 @@ use crate::client::{Client, Flow};
 use crate::close;
 use crate::config::Config;
 use crate::conn::{Outbox, encode};
-use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
 
 /// Per-connection WebSocket buffers (see [`upgrade`]).
@@ -65,13 +64,14 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// that does not read is closed by the write deadline first).
 const REPLY_WAIT: Duration = Duration::from_secs(10);
 
-/// Holds one of the server's connection slots; frees it when dropped.
-#[derive(Debug)]
-struct Slot(Arc<Metrics>);
+/// Holds one of the server's connection slots; frees it when dropped. The
+/// connection reaches the server's settings, metrics and shutdown signal
+/// through it: a pointer, not copies of them, in every connection.
+struct Slot(Arc<Shared>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.connections.fetch_sub(1, Relaxed);
+        self.0.metrics.connections.fetch_sub(1, Relaxed);
     }
 }
 
@@ -86,7 +86,7 @@ pub(crate) async fn upgrade(
         return refuse_upgrade("The server is shutting down");
     }
     let open = shared.metrics.connections.fetch_add(1, Relaxed);
-    let slot = Slot(Arc::clone(&shared.metrics));
+    let slot = Slot(Arc::clone(&shared));
     if open >= shared.config.max_connections as u64 {
         shared.metrics.connections_refused.fetch_add(1, Relaxed);
         drop(slot);
@@ -133,7 +133,7 @@ pub(crate) async fn upgrade(
             // would hold the connection inside its own state for as long
             // as it lasts: that one ends here.
             let tasks = shared.tasks.clone();
-            tasks.spawn(serve(shared, socket, peer, slot));
+            tasks.spawn(serve(socket, peer, slot));
             std::future::ready(())
         })
 }
@@ -165,19 +165,14 @@ enum End {
 
 /// The connection's task: its state, made before the task starts (see
 /// [`Connection`]), and its run.
-fn serve(
-    shared: Arc<Shared>,
-    socket: WebSocket,
-    peer: Option<SocketAddr>,
-    slot: Slot,
-) -> impl Future<Output = ()> {
+fn serve(socket: WebSocket, peer: Option<SocketAddr>, slot: Slot) -> impl Future<Output = ()> {
+    let shared = &slot.0;
     shared.metrics.connections_total.fetch_add(1, Relaxed);
     let outbox = shared.new_outbox();
     let mut conn = Connection {
-        client: Client::new(Arc::clone(&shared), outbox, peer),
-        shared,
+        client: Client::new(Arc::clone(shared), outbox, peer),
         socket,
-        _slot: slot,
+        slot,
     };
     // The task holds `conn` once: an `async fn` taking the socket would
     // hold it twice (its argument, and the local the body uses).
@@ -188,10 +183,7 @@ fn serve(
 struct Connection {
     client: Client,
     socket: WebSocket,
-    /// Its settings, metrics and shutdown signal: a pointer, not copies
-    /// of them, in every connection.
-    shared: Arc<Shared>,
-    _slot: Slot,
+    slot: Slot,
 }
 
 impl Connection {
@@ -199,8 +191,7 @@ impl Connection {
         let Connection {
             client,
             socket,
-            shared,
-            ..
+            slot: Slot(shared),
         } = self;
         let outbox = Arc::clone(&client.outbox);
         let end = run(client, socket, shared).await;
@@ -259,7 +250,7 @@ async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> En
             }
             continue;
         }
-        match clock.fired(tokio::time::Instant::now()) {
+        match clock.fired(&shared.config, tokio::time::Instant::now()) {
             Fired::Idle => {
                 outbox.close(close::GOING_AWAY, "idle timeout");
                 return End::Server;
@@ -281,7 +272,7 @@ async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> En
             // must end, or a deadline came: the loop looks again.
             () = outbox.stirred() => {}
             msg = socket.next(), if !now_waiting => {
-                clock.frame_read();
+                clock.frame_read(&shared.config);
                 // Boxed: handling a request is the largest state of this
                 // task, and an idle connection should not hold it.
                 if let Some(end) = Box::pin(on_frame(client, msg)).await {
@@ -297,11 +288,9 @@ async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> En
 /// read), and the bound on waiting for replies before reading on
 /// ([`REPLY_WAIT`]).
 #[derive(Debug)]
-struct Clock<'a> {
-    /// The idle timeout and the ping interval, read from here rather than
-    /// copied into every connection.
-    config: &'a Config,
-    last_frame: tokio::time::Instant,
+struct Clock {
+    /// When the connection is idle, unless a frame comes first.
+    idle_at: tokio::time::Instant,
     next_ping: tokio::time::Instant,
     /// When the replies owed were first waited for.
     waiting_since: Option<tokio::time::Instant>,
@@ -315,14 +304,13 @@ enum Fired {
     Nothing,
 }
 
-impl Clock<'_> {
+impl Clock {
     /// A connection's deadlines from now: closed after the configured idle
     /// timeout without a frame, pinged at the configured interval.
-    fn new(config: &Config) -> Clock<'_> {
+    fn new(config: &Config) -> Clock {
         let now = tokio::time::Instant::now();
         Clock {
-            config,
-            last_frame: now,
+            idle_at: now + config.idle_timeout,
             next_ping: now + config.ping_interval,
             waiting_since: None,
         }
@@ -345,9 +333,7 @@ impl Clock<'_> {
     /// The next deadline: the next ping, the idle timeout, and while
     /// `waiting`, the end of the wait for replies.
     fn next(&self, waiting: bool) -> tokio::time::Instant {
-        let due = self
-            .next_ping
-            .min(self.last_frame + self.config.idle_timeout);
+        let due = self.next_ping.min(self.idle_at);
         match self.waiting_since {
             Some(since) if waiting => due.min(since + REPLY_WAIT),
             _ => due,
@@ -355,16 +341,16 @@ impl Clock<'_> {
     }
 
     /// A frame was read: the idle timeout runs from now.
-    fn frame_read(&mut self) {
-        self.last_frame = tokio::time::Instant::now();
+    fn frame_read(&mut self, config: &Config) {
+        self.idle_at = tokio::time::Instant::now() + config.idle_timeout;
     }
 
     /// What is due at `now` (a ping is then counted as sent).
-    fn fired(&mut self, now: tokio::time::Instant) -> Fired {
-        if now >= self.last_frame + self.config.idle_timeout {
+    fn fired(&mut self, config: &Config, now: tokio::time::Instant) -> Fired {
+        if now >= self.idle_at {
             Fired::Idle
         } else if now >= self.next_ping {
-            self.next_ping = now + self.config.ping_interval;
+            self.next_ping = now + config.ping_interval;
             Fired::Ping
         } else {
             Fired::Nothing
@@ -532,17 +518,23 @@ mod tests {
         assert_eq!(clock.next(false), start + EVERY);
         // The ping, then the next one an interval later.
         tokio::time::advance(EVERY).await;
-        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Ping);
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Ping
+        );
         assert_eq!(clock.next(false), start + 2 * EVERY);
         // A frame read pushes the idle timeout back, not the pings.
         tokio::time::advance(Duration::from_secs(5)).await;
-        clock.frame_read();
+        clock.frame_read(&config);
         // Waiting for replies bounds the wait, but only while waiting.
         assert!(clock.waiting(false));
         let waiting_from = tokio::time::Instant::now();
         assert_eq!(clock.next(true), waiting_from + REPLY_WAIT);
         tokio::time::advance(REPLY_WAIT).await;
-        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Nothing);
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Nothing
+        );
         assert!(!clock.waiting(false), "reading goes on after the bound");
         assert!(!clock.waiting(true));
         assert_eq!(clock.next(false), start + 2 * EVERY);
@@ -555,7 +547,10 @@ mod tests {
         let mut clock = Clock::new(&config);
         assert_eq!(clock.next(false), start + EVERY);
         tokio::time::advance(EVERY).await;
-        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Idle);
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Idle
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -563,11 +558,17 @@ mod tests {
         let config = timing(IDLE, IDLE);
         let mut clock = Clock::new(&config);
         tokio::time::advance(Duration::from_secs(30)).await;
-        clock.frame_read();
+        clock.frame_read(&config);
         tokio::time::advance(Duration::from_secs(30)).await;
         // Set for the idle timeout before the frame, at the first ping:
         // due, a ping; the idle timeout is 30 s away.
-        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Ping);
-        assert_eq!(clock.fired(tokio::time::Instant::now()), Fired::Nothing);
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Ping
+        );
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Nothing
+        );
     }
 }

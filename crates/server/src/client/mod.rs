@@ -100,7 +100,7 @@ impl Client {
         Client {
             rate: Bucket::new(config.rate_limit, now),
             chat: Bucket::new(config.chat_limit, now),
-            flood: Flood::new(config.flood_window, config.flood_refusals, now),
+            flood: Flood::new(now),
             shared,
             outbox,
             peer: peer.map(|p| p.ip()),
@@ -127,10 +127,10 @@ impl Client {
     /// (`rate_limited`, with `id` if it has one) and says whether the
     /// connection goes on: a flood of refusals closes it (1008).
     fn admit(&mut self, now: Instant, id: impl FnOnce() -> Option<u64>) -> Result<(), Flow> {
-        if self.rate.take(now) {
+        let limit = self.shared.config.rate_limit;
+        if self.rate.take(limit, now) {
             return Ok(());
         }
-        let limit = self.shared.config.rate_limit;
         self.refuse(
             id(),
             ClientError::new(
@@ -141,7 +141,11 @@ impl Client {
                 ),
             ),
         );
-        if self.flood.refused(now) {
+        let config = &self.shared.config;
+        if self
+            .flood
+            .refused(config.flood_window, config.flood_refusals, now)
+        {
             self.outbox
                 .close(close::POLICY, "rate limit exceeded: too many messages");
             return Err(Flow::Close);
