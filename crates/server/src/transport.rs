@@ -188,21 +188,27 @@ struct Connection {
 
 impl Connection {
     async fn serve(&mut self) {
+        let end = run(&mut self.client, &mut self.socket, &self.slot.0).await;
+        // Boxed: the connection's task need not hold its end all its life.
+        Box::pin(self.close(end)).await;
+    }
+
+    /// Ends the connection after its run: the client's tables are told,
+    /// what is queued and the close frame are delivered, and the client's
+    /// answer awaited for a while.
+    async fn close(&mut self, end: End) {
         let Connection {
             client,
             socket,
             slot: Slot(shared),
         } = self;
         let outbox = Arc::clone(&client.outbox);
-        let end = run(client, socket, shared).await;
         match end {
             End::CloseFrame => shared.metrics.disconnect(true),
             End::Dropped => shared.metrics.disconnect(false),
             End::Server | End::WriteFailed => {}
         }
-        // Boxed: the connection's task need not hold its largest step all
-        // its life.
-        Box::pin(client.finish()).await;
+        client.finish().await;
         outbox.close(close::NORMAL, "");
         if end == End::WriteFailed {
             outbox.shut();
