@@ -36,8 +36,8 @@ pub(crate) struct Node {
     /// Until when this node's view of the leader is surely current (see
     /// [`Node::heard`]).
     fresh_until: Mutex<Option<Instant>>,
-    /// The parent of the closing token of every connection this node
-    /// serves; cancelled (and replaced) when it loses the leader's post.
+    /// Ends the connections this node relays to the leader; cancelled (and
+    /// replaced) when the leader changes.
     term: Mutex<CancellationToken>,
 }
 
