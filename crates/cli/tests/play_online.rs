@@ -221,3 +221,63 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     tmux.wait_for("both moves on the terminal", |s| board(s) == after_two);
     common::stop(server).await;
 }
+
+#[tokio::test]
+async fn a_private_tables_link_opened_in_the_terminal_takes_its_free_seat() {
+    let dir = common::TempDir::new("play-link");
+    let (server, addr) = serve(&dir.join("oxo.db"), "127.0.0.1:0").await;
+    let address: Address = format!("http://{addr}").parse().expect("an address");
+    let mut otto = Connection::connect(&address).await.expect("connect");
+    otto.hello(None, Some("Otto")).await.expect("welcome");
+    let created = otto
+        .request(ClientMsg::CreateTable {
+            options: oxo_protocol::TableOptions {
+                public: false,
+                ..oxo_protocol::TableOptions::default()
+            },
+        })
+        .await
+        .expect("a table");
+    let ServerMsg::Ok {
+        table_id: Some(table),
+        ..
+    } = created
+    else {
+        panic!("no table id: {created:?}");
+    };
+
+    // Tess opens the link Otto gave her, as a browser would: she sits.
+    let link = address.table_link(&table);
+    let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
+    let command = ["env", &config, OXO, "play", &link, "--name", "Tess"];
+    let Some(tmux) = Tmux::start_command("online_link", 64, 22, &command) else {
+        return;
+    };
+    let mut last = None;
+    let state = table_until(&mut otto, &mut last, |t| {
+        t.status == TableStatus::InProgress
+    })
+    .await;
+    let tess = Player::ALL
+        .into_iter()
+        .find(|&p| state.players[p].as_ref().is_some_and(|i| i.name == "Tess"))
+        .expect("Tess holds a seat");
+    assert_eq!(state.spectators, 0, "she sat instead of watching");
+    let screen = tmux.wait_for("the round on the terminal", |s| {
+        s.contains("Otto") && !s.contains("watching ·")
+    });
+    assert!(!screen.contains("Table created"), "{screen}");
+
+    // The first move is hers or Otto's; either way it reaches both.
+    play(
+        &tmux,
+        &mut otto,
+        state.turn == Some(tess),
+        &table,
+        Square::B2,
+    )
+    .await;
+    table_until(&mut otto, &mut last, |t| t.moves == [Square::B2]).await;
+    tmux.wait_for("the move on the terminal", |s| board(s) == "....X....");
+    common::stop(server).await;
+}

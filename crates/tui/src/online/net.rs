@@ -32,9 +32,10 @@ pub(crate) enum Ask {
 pub(crate) enum News {
     /// Connected (again) as this player.
     Welcome { name: String, player_id: PlayerId },
-    /// A server message (events and the replies that carry news, such as
-    /// the id of a table just created).
+    /// A server message (an event).
     Message(Box<ServerMsg>),
+    /// A table this player asked for was created.
+    Created(TableId),
     /// A request was refused: the server's words.
     Refused(String),
     /// The connection dropped; trying again.
@@ -86,16 +87,14 @@ pub(crate) async fn run(
         delay = Duration::from_millis(250);
         let _ = conn.request(ClientMsg::WatchLobby).await;
         if let Some(table) = &showing {
-            let msg = if first {
-                ClientMsg::WatchTable {
-                    table_id: table.clone(),
-                }
+            if first {
+                open(&mut conn, table, &news).await;
             } else {
-                ClientMsg::Sync {
+                let sync = ClientMsg::Sync {
                     table_id: table.clone(),
-                }
-            };
-            send(&mut conn, msg, &news).await;
+                };
+                send(&mut conn, sync, &news).await;
+            }
         }
         first = false;
         loop {
@@ -156,11 +155,37 @@ async fn connect(
     Ok(conn)
 }
 
-/// Sends `msg`; a refusal goes to the screen, and an `ok` that carries a
-/// table id (a table created) goes there too.
+/// Opens the table of a link as the browser does: takes a free seat (or
+/// the player's own, again), and watches when there is none.
+async fn open(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<News>) {
+    let join = ClientMsg::JoinTable {
+        table_id: table.clone(),
+        seat: None,
+    };
+    match request(conn, &join).await {
+        Err(Error::Refused {
+            code: ErrorCode::TableFull | ErrorCode::AlreadySeated,
+            ..
+        }) => {
+            let watch = ClientMsg::WatchTable {
+                table_id: table.clone(),
+            };
+            send(conn, watch, news).await;
+        }
+        reply => report(&join, reply, news),
+    }
+}
+
+/// Sends `msg`; a refusal goes to the screen, and so does a table created.
 async fn send(conn: &mut Connection, msg: ClientMsg, news: &std_mpsc::Sender<News>) {
-    // In a cluster, a table changing node answers `table_moving` (nothing
-    // applied) for a moment: the request is sent again.
+    let reply = request(conn, &msg).await;
+    report(&msg, reply, news);
+}
+
+/// Sends `msg` and waits for its reply. In a cluster, a table changing
+/// node answers `table_moving` (nothing applied) for a moment: the request
+/// is sent again.
+async fn request(conn: &mut Connection, msg: &ClientMsg) -> Result<ServerMsg, Error> {
     let mut reply = conn.request(msg.clone()).await;
     for _ in 0..MOVING_RETRIES {
         if !matches!(
@@ -175,13 +200,17 @@ async fn send(conn: &mut Connection, msg: ClientMsg, news: &std_mpsc::Sender<New
         tokio::time::sleep(Duration::from_millis(500)).await;
         reply = conn.request(msg.clone()).await;
     }
+    reply
+}
+
+/// Tells the screen what the reply to `msg` means for it: a refusal, or
+/// the id of a table it created.
+fn report(msg: &ClientMsg, reply: Result<ServerMsg, Error>, news: &std_mpsc::Sender<News>) {
     match reply {
-        Ok(
-            reply @ ServerMsg::Ok {
-                table_id: Some(_), ..
-            },
-        ) => {
-            let _ = news.send(News::Message(Box::new(reply)));
+        Ok(ServerMsg::Ok {
+            table_id: Some(id), ..
+        }) if matches!(msg, ClientMsg::CreateTable { .. }) => {
+            let _ = news.send(News::Created(id));
         }
         Ok(_) => {}
         Err(Error::Refused { message, .. }) => {

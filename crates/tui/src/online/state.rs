@@ -117,6 +117,12 @@ impl Online {
             }
             News::Refused(why) => self.message = why,
             News::Message(msg) => self.server(*msg),
+            News::Created(id) => {
+                self.message = format!(
+                    "Table created: give a friend {}",
+                    self.address.table_link(&id)
+                );
+            }
         }
     }
 
@@ -145,14 +151,6 @@ impl Online {
                 self.chat.push(format!("{from_name}: {text}"));
                 let extra = self.chat.len().saturating_sub(CHAT_LINES);
                 self.chat.drain(..extra);
-            }
-            ServerMsg::Ok {
-                table_id: Some(id), ..
-            } if self.table.as_ref().is_none_or(|t| t.id != id) => {
-                self.message = format!(
-                    "Table created: give a friend {}",
-                    self.address.table_link(&id)
-                );
             }
             ServerMsg::Closing { reason } => self.message = reason,
             _ => {}
@@ -325,15 +323,37 @@ impl Online {
     }
 
     fn play(&mut self, table_id: TableId, cell: Square) {
-        let game_id = self.table.as_ref().and_then(|t| t.game_id.clone());
-        if self
-            .table
-            .as_ref()
-            .is_some_and(|t| t.status != TableStatus::InProgress)
-        {
-            self.message = "The round is over: r asks for a rematch".to_owned();
+        let Some(table) = &self.table else {
+            return;
+        };
+        if self.my_seat().is_none() {
+            // Watching: a free seat is taken (the move is not made: the
+            // round starts once both seats are filled).
+            if table.players.x.is_none() || table.players.o.is_none() {
+                self.message = "Taking the free seat…".to_owned();
+                self.ask(ClientMsg::JoinTable {
+                    table_id,
+                    seat: None,
+                });
+            } else {
+                self.message = "You are watching this table: both seats are taken".to_owned();
+            }
             return;
         }
+        match table.status {
+            TableStatus::InProgress => {}
+            TableStatus::Waiting => {
+                self.message = "Waiting for an opponent to join: give a friend this table's \
+                                link"
+                    .to_owned();
+                return;
+            }
+            TableStatus::RoundOver | TableStatus::Closed => {
+                self.message = "The round is over: r asks for a rematch".to_owned();
+                return;
+            }
+        }
+        let game_id = table.game_id.clone();
         self.ask(ClientMsg::Move {
             table_id,
             cell,

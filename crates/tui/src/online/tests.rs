@@ -175,6 +175,65 @@ fn at_a_table_keys_play_chat_rematch_and_leave() {
 }
 
 #[test]
+fn a_watcher_takes_a_free_seat_by_playing_and_is_told_when_there_is_none() {
+    let (mut o, mut rx) = online();
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+    });
+    // Ann waits for an opponent; I am watching.
+    let mut table = state("t1", "ann");
+    table.status = TableStatus::Waiting;
+    table.players.o = None;
+    table.game_id = None;
+    table.turn = None;
+    o.news(News::Message(Box::new(ServerMsg::Table {
+        table: table.clone(),
+    })));
+    assert_eq!(o.my_seat(), None);
+    press(&mut o, "5");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::JoinTable {
+            table_id: "t1".into(),
+            seat: None
+        }],
+        "playing at a table with a free seat takes it"
+    );
+    assert!(o.message.contains("seat"), "{}", o.message);
+    // Both seats taken by others: nothing to take.
+    let full = state("t1", "ann");
+    o.news(News::Message(Box::new(ServerMsg::Table { table: full })));
+    press(&mut o, "5");
+    assert!(sent(&mut rx).is_empty());
+    assert!(o.message.contains("watching"), "{}", o.message);
+    // Seated at a table waiting for an opponent: no move yet, and says so.
+    let mut waiting = table;
+    waiting.players.x = state("t1", "me").players.x;
+    o.news(News::Message(Box::new(ServerMsg::Table { table: waiting })));
+    assert_eq!(o.my_seat(), Some(Player::X));
+    press(&mut o, "5");
+    assert!(sent(&mut rx).is_empty());
+    assert!(o.message.contains("opponent"), "{}", o.message);
+}
+
+#[test]
+fn an_ok_that_is_not_a_table_created_says_nothing() {
+    let (mut o, _rx) = online();
+    // A `watch_table`'s `ok` can come before the table's state.
+    o.news(News::Message(Box::new(ServerMsg::Ok {
+        id: Some(2),
+        table_id: Some("t9".into()),
+        game_id: None,
+        ply: None,
+    })));
+    assert!(!o.message.contains("created"), "{}", o.message);
+    o.news(News::Created("t9".into()));
+    assert!(o.message.contains("Table created"), "{}", o.message);
+    assert!(o.message.ends_with("/t/t9"), "{}", o.message);
+}
+
+#[test]
 fn refusals_and_drops_are_said_and_a_failure_ends() {
     let (mut o, _rx) = online();
     o.news(News::Refused("b2 is already taken".into()));

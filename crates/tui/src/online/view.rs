@@ -206,6 +206,12 @@ fn keys(o: &Online) -> String {
             o.starter.describe(),
             o.clock_text()
         ),
+        Some(t) if o.my_seat().is_none() => if t.players.x.is_none() || t.players.o.is_none() {
+            "watching · Enter or 1-9 take the free seat · m chat · Esc leave · q quit"
+        } else {
+            "watching · m chat · Esc leave · q quit"
+        }
+        .to_owned(),
         Some(_) => "arrows/hjkl + Enter or 1-9 play · r rematch · f forfeit · m chat · \
                     Esc leave · q quit"
             .to_owned(),
