@@ -138,6 +138,7 @@ impl Online {
                     if self.table.is_none() {
                         self.show(Some(table.id.clone()));
                     }
+                    self.note_arrival(&table);
                     self.table = Some(table);
                     self.table_at = Instant::now();
                 }
@@ -154,6 +155,28 @@ impl Online {
             }
             ServerMsg::Closing { reason } => self.message = reason,
             _ => {}
+        }
+    }
+
+    /// An opponent took the free seat of the table I wait at: says so, in
+    /// place of what was said before (the link to give, typically).
+    fn note_arrival(&mut self, new: &TableState) {
+        let was_waiting = self
+            .table
+            .as_ref()
+            .is_some_and(|t| t.id == new.id && t.status == TableStatus::Waiting);
+        if !was_waiting || new.status != TableStatus::InProgress {
+            return;
+        }
+        let Some(mine) = Player::ALL.into_iter().find(|&p| {
+            new.players[p]
+                .as_ref()
+                .is_some_and(|i| self.me.as_ref() == Some(&i.id))
+        }) else {
+            return;
+        };
+        if let Some(other) = &new.players[!mine] {
+            self.message = format!("{} joined: the round starts", other.name);
         }
     }
 

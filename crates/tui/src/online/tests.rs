@@ -218,6 +218,29 @@ fn a_watcher_takes_a_free_seat_by_playing_and_is_told_when_there_is_none() {
 }
 
 #[test]
+fn an_opponent_taking_the_free_seat_is_said() {
+    let (mut o, _rx) = online();
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+    });
+    let mut waiting = state("t1", "me");
+    waiting.status = TableStatus::Waiting;
+    waiting.players.o = None;
+    o.news(News::Message(Box::new(ServerMsg::Table {
+        table: waiting.clone(),
+    })));
+    o.news(News::Created("t1".into()));
+    // A state that changes nothing leaves the link on the screen.
+    o.news(News::Message(Box::new(ServerMsg::Table { table: waiting })));
+    assert!(o.message.contains("Table created"), "{}", o.message);
+    o.news(News::Message(Box::new(ServerMsg::Table {
+        table: state("t1", "me"),
+    })));
+    assert_eq!(o.message, "Bob joined: the round starts");
+}
+
+#[test]
 fn an_ok_that_is_not_a_table_created_says_nothing() {
     let (mut o, _rx) = online();
     // A `watch_table`'s `ok` can come before the table's state.
