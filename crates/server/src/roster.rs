@@ -54,9 +54,7 @@ impl Roster {
     /// Ends every connection enrolled so far, without a close frame of its
     /// own (see [`Outbox::end`]).
     pub(crate) fn end_all(&self) {
-        for outbox in self.live() {
-            outbox.end();
-        }
+        self.each(Outbox::end);
     }
 
     /// `at` as a deadline for [`Outbox::wake_at`]: whole milliseconds on
@@ -70,23 +68,19 @@ impl Roster {
     /// the ones that ended.
     fn wake_due(&self, now: Instant) {
         let now = self.millis(now);
-        for outbox in self.live() {
-            outbox.wake_if_due(now);
-        }
+        self.each(|outbox| outbox.wake_if_due(now));
     }
 
-    /// The outboxes of the connections still open (the others leave).
-    fn live(&self) -> Vec<Arc<Outbox>> {
-        let mut outboxes = self.outboxes();
-        let mut live = Vec::with_capacity(outboxes.len());
-        outboxes.retain(|weak| match weak.upgrade() {
+    /// Does `f` to the outbox of every connection still open; the others
+    /// leave. (`f` only sets flags and wakes tasks: the lock is short.)
+    fn each(&self, f: impl Fn(&Outbox)) {
+        self.outboxes().retain(|weak| match weak.upgrade() {
             Some(outbox) => {
-                live.push(outbox);
+                f(&outbox);
                 true
             }
             None => false,
         });
-        live
     }
 }
 
