@@ -92,7 +92,12 @@ impl Online {
 
     /// My seat at the table shown, if I hold one.
     pub(crate) fn my_seat(&self) -> Option<Player> {
-        let (table, me) = (self.table.as_ref()?, self.me.as_ref()?);
+        self.seat_at(self.table.as_ref()?)
+    }
+
+    /// My seat at `table`, if I hold one.
+    fn seat_at(&self, table: &TableState) -> Option<Player> {
+        let me = self.me.as_ref()?;
         Player::ALL
             .into_iter()
             .find(|&p| table.players[p].as_ref().is_some_and(|i| i.id == *me))
@@ -168,11 +173,7 @@ impl Online {
         if !was_waiting || new.status != TableStatus::InProgress {
             return;
         }
-        let Some(mine) = Player::ALL.into_iter().find(|&p| {
-            new.players[p]
-                .as_ref()
-                .is_some_and(|i| self.me.as_ref() == Some(&i.id))
-        }) else {
+        let Some(mine) = self.seat_at(new) else {
             return;
         };
         if let Some(other) = &new.players[!mine] {
@@ -352,7 +353,7 @@ impl Online {
         if self.my_seat().is_none() {
             // Watching: a free seat is taken (the move is not made: the
             // round starts once both seats are filled).
-            if table.players.x.is_none() || table.players.o.is_none() {
+            if has_free_seat(table) {
                 self.message = "Taking the free seat…".to_owned();
                 self.ask(ClientMsg::JoinTable {
                     table_id,
@@ -383,4 +384,9 @@ impl Online {
             game_id,
         });
     }
+}
+
+/// Whether a seat at `table` is free for someone to take.
+pub(crate) fn has_free_seat(table: &TableState) -> bool {
+    Player::ALL.into_iter().any(|p| table.players[p].is_none())
 }

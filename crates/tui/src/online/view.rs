@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::state::Online;
+use super::state::{Online, has_free_seat};
 use crate::text::truncate;
 use crate::ui::board::{CellView, Size, cell_rect, render_board};
 
@@ -206,7 +206,7 @@ fn keys(o: &Online) -> String {
             o.starter.describe(),
             o.clock_text()
         ),
-        Some(t) if o.my_seat().is_none() => if t.players.x.is_none() || t.players.o.is_none() {
+        Some(t) if o.my_seat().is_none() => if has_free_seat(t) {
             "watching · Enter or 1-9 take the free seat · m chat · Esc leave · q quit"
         } else {
             "watching · m chat · Esc leave · q quit"
