@@ -122,6 +122,19 @@ pub struct Config {
     pub bus: Option<String>,
 }
 
+#[cfg(test)]
+impl Config {
+    /// The defaults, with this idle timeout and ping interval (tests of the
+    /// connections' deadlines).
+    pub(crate) fn with_timing(idle_timeout: Duration, ping_interval: Duration) -> Config {
+        Config {
+            idle_timeout,
+            ping_interval,
+            ..Config::default()
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Config {
         Config {

@@ -156,10 +156,8 @@ mod tests {
 
     #[test]
     fn the_tick_follows_the_shortest_deadline_within_bounds() {
-        let config = |idle: u64, ping: u64| Config {
-            idle_timeout: Duration::from_millis(idle),
-            ping_interval: Duration::from_millis(ping),
-            ..Config::default()
+        let config = |idle, ping| {
+            Config::with_timing(Duration::from_millis(idle), Duration::from_millis(ping))
         };
         assert_eq!(tick(&config(60_000, 20_000)), Duration::from_secs(1));
         assert_eq!(tick(&config(400, 100)), Duration::from_micros(12_500));

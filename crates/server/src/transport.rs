@@ -508,18 +508,10 @@ mod tests {
     const IDLE: Duration = Duration::from_secs(60);
     const EVERY: Duration = Duration::from_secs(20);
 
-    fn timing(idle_timeout: Duration, ping_interval: Duration) -> Config {
-        Config {
-            idle_timeout,
-            ping_interval,
-            ..Config::default()
-        }
-    }
-
     #[tokio::test(start_paused = true)]
     async fn one_deadline_serves_the_pings_the_idle_timeout_and_the_wait_for_replies() {
         let start = tokio::time::Instant::now();
-        let config = timing(IDLE, EVERY);
+        let config = Config::with_timing(IDLE, EVERY);
         let mut clock = Clock::new(&config);
         assert_eq!(clock.next(false), start + EVERY);
         // The ping, then the next one an interval later.
@@ -549,7 +541,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_connection_that_sends_nothing_is_idle_even_when_a_ping_is_due_too() {
         let start = tokio::time::Instant::now();
-        let config = timing(EVERY, EVERY);
+        let config = Config::with_timing(EVERY, EVERY);
         let mut clock = Clock::new(&config);
         assert_eq!(clock.next(false), start + EVERY);
         tokio::time::advance(EVERY).await;
@@ -561,7 +553,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_wake_before_anything_is_due_does_nothing() {
-        let config = timing(IDLE, IDLE);
+        let config = Config::with_timing(IDLE, IDLE);
         let mut clock = Clock::new(&config);
         tokio::time::advance(Duration::from_secs(30)).await;
         clock.frame_read(&config);
