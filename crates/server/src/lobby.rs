@@ -34,6 +34,9 @@ struct Entry {
 struct Inner {
     tables: HashMap<Arc<str>, Entry>,
     watchers: Vec<Arc<Outbox>>,
+    /// A watcher came since the lobby was last sent (it was sent the
+    /// lobby as it was then, which the last one sent may not be).
+    joined: bool,
     seq: u64,
 }
 
@@ -45,17 +48,22 @@ pub(crate) struct Lobby {
 }
 
 impl Inner {
-    /// Lists or updates `id`, run by `from` (`None`: this node).
-    fn list(&mut self, id: &Arc<str>, table: LobbyTable, from: Option<u16>) {
+    /// Lists or updates `id`, run by `from` (`None`: this node); whether
+    /// that changed anything (a move, say, changes no lobby entry).
+    fn list(&mut self, id: &Arc<str>, table: LobbyTable, from: Option<u16>) -> bool {
+        if let Some(e) = self.tables.get_mut(id) {
+            if e.from == from && e.table == table {
+                return false;
+            }
+            e.table = table;
+            e.from = from;
+            return true;
+        }
         self.seq += 1;
         let seq = self.seq;
         self.tables
-            .entry(Arc::clone(id))
-            .and_modify(|e| {
-                e.table = table.clone();
-                e.from = from;
-            })
-            .or_insert(Entry { seq, table, from });
+            .insert(Arc::clone(id), Entry { seq, table, from });
+        true
     }
 }
 
@@ -64,12 +72,12 @@ impl Lobby {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Lists or updates a public table.
+    /// Lists or updates a public table; watchers hear only of a change.
     pub(crate) fn upsert(&self, id: &Arc<str>, entry: LobbyTable) {
-        let mut inner = self.lock();
-        inner.list(id, entry, None);
-        drop(inner);
-        self.changed.notify_one();
+        let changed = self.lock().list(id, entry, None);
+        if changed {
+            self.changed.notify_one();
+        }
     }
 
     /// Lists exactly `tables` as node `node`'s (a cluster with a bus):
@@ -84,14 +92,7 @@ impl Lobby {
         let mut changed = inner.tables.len() != before;
         for table in tables {
             let id: Arc<str> = Arc::from(table.id.as_str());
-            let same = inner
-                .tables
-                .get(&id)
-                .is_some_and(|e| e.from == Some(node) && e.table == table);
-            if !same {
-                inner.list(&id, table, Some(node));
-                changed = true;
-            }
+            changed |= inner.list(&id, table, Some(node));
         }
         drop(inner);
         if changed {
@@ -136,6 +137,7 @@ impl Lobby {
             return false;
         }
         inner.watchers.push(Arc::clone(outbox));
+        inner.joined = true;
         true
     }
 
@@ -157,21 +159,103 @@ pub(crate) async fn run(
     max_tables: usize,
     shutdown: CancellationToken,
 ) {
+    // What the watchers were last sent: changes that cancel out within a
+    // debounce, or a wake-up left by a change already sent, send nothing.
+    let mut sent = None;
     loop {
         tokio::select! {
             () = shutdown.cancelled() => return,
             () = lobby.changed.notified() => {}
         }
         tokio::time::sleep(debounce).await;
-        let watchers = lobby.lock().watchers.clone();
+        let (watchers, joined) = {
+            let mut inner = lobby.lock();
+            (inner.watchers.clone(), std::mem::take(&mut inner.joined))
+        };
         if watchers.is_empty() {
             continue;
         }
+        let tables = lobby.snapshot(max_tables);
+        if !joined && sent.as_ref() == Some(&tables) {
+            continue;
+        }
         let frame = encode(&ServerMsg::Lobby {
-            tables: lobby.snapshot(max_tables),
+            tables: tables.clone(),
         });
+        sent = Some(tables);
         for w in &watchers {
             w.send(frame.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::ByPlayer;
+    use oxo_protocol::{TableId, TableOptions};
+
+    use super::*;
+
+    const DEBOUNCE: Duration = Duration::from_millis(20);
+
+    fn entry(id: &str, status: TableStatus) -> LobbyTable {
+        LobbyTable {
+            id: TableId::from(Arc::<str>::from(id)),
+            status,
+            players: ByPlayer {
+                x: Some("Ann".to_owned()),
+                o: None,
+            },
+            spectators: 0,
+            options: TableOptions::default(),
+        }
+    }
+
+    /// The lobby frames `outbox` was sent, as their table ids.
+    fn sent(outbox: &Outbox) -> Vec<Vec<String>> {
+        std::iter::from_fn(|| outbox.try_recv())
+            .map(|frame| {
+                let ServerMsg::Lobby { tables } = serde_json::from_str(&frame).expect("a frame")
+                else {
+                    panic!("not a lobby: {frame}");
+                };
+                tables.iter().map(|t| t.id.to_string()).collect()
+            })
+            .collect()
+    }
+
+    async fn settle() {
+        tokio::time::sleep(DEBOUNCE * 3).await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn watchers_hear_of_changes_only_and_a_new_watcher_of_the_latest() {
+        let lobby = Arc::new(Lobby::default());
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(run(Arc::clone(&lobby), DEBOUNCE, 100, shutdown.clone()));
+        let ann = Outbox::new(1, 64, 1 << 20);
+        lobby.watch(&ann);
+        let t: Arc<str> = Arc::from("t1");
+        lobby.upsert(&t, entry("t1", TableStatus::Waiting));
+        settle().await;
+        assert_eq!(sent(&ann), [["t1"]]);
+        // The same entry again (a move, say): nothing to send.
+        lobby.upsert(&t, entry("t1", TableStatus::Waiting));
+        settle().await;
+        assert_eq!(sent(&ann), Vec::<Vec<String>>::new());
+        lobby.remove("t1");
+        settle().await;
+        assert_eq!(sent(&ann), [Vec::<String>::new()]);
+        // A table comes and goes within one debounce: for Ann nothing
+        // changed, but Bob, watching in between, was shown it.
+        let u: Arc<str> = Arc::from("t2");
+        lobby.upsert(&u, entry("t2", TableStatus::Waiting));
+        let bob = Outbox::new(2, 64, 1 << 20);
+        lobby.watch(&bob);
+        lobby.remove("t2");
+        settle().await;
+        assert_eq!(sent(&bob), [Vec::<String>::new()]);
+        shutdown.cancel();
+        task.await.expect("the lobby task ends");
     }
 }

@@ -447,6 +447,33 @@ async fn the_lobby_shows_tables_appear_and_fill() {
 }
 
 #[tokio::test]
+async fn moves_do_not_stir_the_lobby() {
+    let server = Server::start().await;
+    let mut watcher = server.client("Lou").await;
+    watcher.ok(json!({"type":"watch_lobby"})).await;
+    let (mut x, mut o, table) = pair(&server, json!({"seat":"X"})).await;
+    loop {
+        let l = watcher.until("lobby").await;
+        if l["tables"][0]["status"] == "in_progress" {
+            break;
+        }
+    }
+    assert!(
+        watcher.quiet_for(Duration::from_millis(200)).await,
+        "the lobby was sent again, unchanged"
+    );
+    x.play(&table, "b2").await;
+    o.play(&table, "a1").await;
+    x.play(&table, "c3").await;
+    // The lobby's entry (status, names, spectators) did not change.
+    assert!(
+        watcher.quiet_for(Duration::from_millis(300)).await,
+        "a move sent the lobby again"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn pass_and_play_seats_one_player_twice() {
     let server = Server::start().await;
     let mut p = server.client("Pat").await;
