@@ -283,7 +283,7 @@ impl Rules {
     }
 
     /// What is due at `now`, most urgent kind first: a bot's move, the
-    /// clock, a grace period (X's seat first), the table's closing.
+    /// clock, the table's closing, a grace period (X's seat first).
     pub(crate) fn due(&self, now: Instant) -> Option<Due> {
         let s = &self.state;
         if let Phase::Playing { round, turn } = &s.phase {
@@ -297,17 +297,19 @@ impl Rules {
                 _ => {}
             }
         }
-        let expired = Player::ALL.into_iter().find(|&p| {
-            s.human(p)
-                .and_then(|h| h.grace_until)
-                .is_some_and(|t| t <= now)
-        });
-        if let Some(p) = expired {
-            return Some(Due::Timer(Timer::Grace(p)));
+        // Nobody connected for a whole grace period closes the table,
+        // whatever else a grace period ending at the same time would do.
+        if s.close_at.is_some_and(|t| t <= now) {
+            return Some(Due::Timer(Timer::Close));
         }
-        s.close_at
-            .is_some_and(|t| t <= now)
-            .then_some(Due::Timer(Timer::Close))
+        Player::ALL
+            .into_iter()
+            .find(|&p| {
+                s.human(p)
+                    .and_then(|h| h.grace_until)
+                    .is_some_and(|t| t <= now)
+            })
+            .map(|p| Due::Timer(Timer::Grace(p)))
     }
 
     /// Plans `cmd` at `ctx.now`, or refuses it. Nothing changes here; see

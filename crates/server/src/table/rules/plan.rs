@@ -100,12 +100,14 @@ impl Plan {
         self.events.push(Event::Vacated {
             player: player.clone(),
         });
-        s.close_at = None;
+        // Nobody connected since `close_at` started counting: it stands
+        // (the one walking away was not connected either).
+        let close_at = s.close_at.take();
         let last = s.take_round();
         if s.has_humans() {
             s.phase = Phase::Waiting { last };
             if !s.any_human_connected() {
-                s.close_at = Some(now + s.grace);
+                s.close_at = Some(close_at.unwrap_or(now + s.grace));
             }
         } else {
             s.phase = Phase::Closed { last };
@@ -335,6 +337,11 @@ impl Plan {
                             seat
                         };
                         self.decide(loser, WinReason::Dropped);
+                        // The dropped player keeps the seat: a grace
+                        // period more to come back to the finished round.
+                        if let Some(Seat::Human(h)) = &mut self.next.seats[seat] {
+                            h.grace_until = Some(now + self.next.grace);
+                        }
                     }
                     // Walked away from a finished round: the seat is given
                     // up, as if they had left.

@@ -80,14 +80,44 @@ fn a_table_nobody_comes_back_to_closes_and_drops_the_side_to_move() {
     let events = b.fire();
     assert_eq!(ended(&events).and_then(|o| o.winner()), Some(Player::O));
     assert_eq!(b.rules.due(b.now), None, "Bob's grace ends a second later");
-    // Bob walks away from the finished round: Alice, away, keeps the
-    // table for a grace period, then it closes.
+    // Nobody has been connected for a whole grace period: it closes.
     b.pass(Duration::from_secs(1));
-    assert!(b.fire().contains(&Event::Vacated { player: bob() }));
-    assert_eq!(b.status(), TableStatus::Waiting);
-    b.pass(GRACE);
     assert_eq!(b.fire(), [Event::Closed]);
     assert_eq!(b.status(), TableStatus::Closed);
+}
+
+#[test]
+fn a_player_dropped_from_a_round_keeps_the_seat_for_a_grace_period_more() {
+    let mut b = Bench::playing();
+    b.ok(Cmd::Absent { player: &bob() });
+    b.pass(GRACE);
+    let events = b.fire();
+    assert_eq!(ended(&events), won(Player::X, WinReason::Dropped));
+    assert_eq!(b.status(), TableStatus::RoundOver);
+    assert!(b.rules.state().is_seated("bob"), "Bob keeps the seat");
+    // Back within it, he may ask for a rematch.
+    assert_eq!(b.rules.next_deadline(), Some(b.now + GRACE));
+    b.pass(GRACE);
+    let events = b.fire();
+    assert!(events.contains(&Event::Vacated { player: bob() }));
+    assert_eq!(
+        b.status(),
+        TableStatus::Waiting,
+        "Alice waits for someone new"
+    );
+}
+
+#[test]
+fn a_finished_round_both_walked_away_from_closes_a_grace_period_after_the_last() {
+    let mut b = Bench::playing();
+    b.ok(Cmd::Forfeit { player: &bob() });
+    b.ok(Cmd::Absent { player: &alice() });
+    b.pass(Duration::from_secs(1));
+    b.ok(Cmd::Absent { player: &bob() });
+    b.pass(GRACE - Duration::from_secs(1));
+    assert!(b.fire().contains(&Event::Vacated { player: alice() }));
+    b.pass(Duration::from_secs(1));
+    assert_eq!(b.fire(), [Event::Closed]);
 }
 
 #[test]
