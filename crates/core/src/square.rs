@@ -145,6 +145,8 @@ impl fmt::Display for Square {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseSquareError {
     input: String,
+    /// Numbers were indexes `0`..`8` ([`Square::from_wire`]), not `1`..`9`.
+    indexed: bool,
 }
 
 impl ParseSquareError {
@@ -157,9 +159,14 @@ impl ParseSquareError {
 
 impl fmt::Display for ParseSquareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let numbers = if self.indexed {
+            "an index 0..8 row by row from the top left"
+        } else {
+            "1..9"
+        };
         write!(
             f,
-            "'{}' is not a cell: use a1..c3 (column a-c, row 1-3 from the top) or 1..9",
+            "'{}' is not a cell: use a1..c3 (column a-c, row 1-3 from the top) or {numbers}",
             self.input
         )
     }
@@ -198,24 +205,51 @@ impl TryFrom<u64> for Square {
     }
 }
 
+impl Square {
+    /// Parses a cell as programs write it, in the wire protocol and the
+    /// HTTP API: a name `a1`..`c3` (case-insensitive, surrounding spaces
+    /// ignored) or an index `0`..`8` row by row from the top left. People
+    /// type `1`..`9` instead ([`FromStr`]).
+    ///
+    /// ```
+    /// use oxo_core::Square;
+    /// assert_eq!(Square::from_wire("4"), Ok(Square::B2));
+    /// assert_eq!(Square::from_wire("b2"), Ok(Square::B2));
+    /// assert!(Square::from_wire("9").is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Anything else, with a message that says what is accepted.
+    pub fn from_wire(s: &str) -> Result<Square, ParseSquareError> {
+        parse(s, 0)
+    }
+}
+
+/// Parses a name, or a digit counting from `base`.
+fn parse(s: &str, base: u8) -> Result<Square, ParseSquareError> {
+    let err = || ParseSquareError {
+        input: s.to_owned(),
+        indexed: base == 0,
+    };
+    match s.trim().as_bytes() {
+        [d @ b'0'..=b'9'] => Square::from_index(d.wrapping_sub(b'0' + base)).ok_or_else(err),
+        [c, r] => {
+            let column = c.to_ascii_lowercase().wrapping_sub(b'a');
+            let row = r.wrapping_sub(b'1');
+            Square::from_coords(column, row).ok_or_else(err)
+        }
+        _ => Err(err()),
+    }
+}
+
 impl FromStr for Square {
     type Err = ParseSquareError;
 
     /// Parses `a1`..`c3` (case-insensitive, surrounding spaces ignored) or a
-    /// number `1`..`9`.
+    /// number `1`..`9`, as people type them (programs: [`Square::from_wire`]).
     fn from_str(s: &str) -> Result<Square, ParseSquareError> {
-        let err = || ParseSquareError {
-            input: s.to_owned(),
-        };
-        match s.trim().as_bytes() {
-            [d @ b'1'..=b'9'] => Ok(Square::new(d - b'1')),
-            [c, r] => {
-                let column = c.to_ascii_lowercase().wrapping_sub(b'a');
-                let row = r.wrapping_sub(b'1');
-                Square::from_coords(column, row).ok_or_else(err)
-            }
-            _ => Err(err()),
-        }
+        parse(s, 1)
     }
 }
 
@@ -236,7 +270,7 @@ impl<'de> serde::Deserialize<'de> for Square {
                 f.write_str("a cell name a1..c3 or a cell index 0..8")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Square, E> {
-                v.parse().map_err(E::custom)
+                Square::from_wire(v).map_err(E::custom)
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Square, E> {
                 Square::try_from(v).map_err(E::custom)
@@ -272,5 +306,21 @@ mod tests {
         }
         assert_eq!(Square::try_from(9u8), Err(SquareIndexError(9)));
         assert_eq!(" B2 ".parse::<Square>(), Ok(Square::B2));
+    }
+
+    #[test]
+    fn programs_count_cells_from_zero_and_people_from_one() {
+        for sq in Square::ALL {
+            assert_eq!(Square::from_wire(&sq.index().to_string()), Ok(sq));
+            assert_eq!(Square::from_wire(&sq.to_string()), Ok(sq));
+        }
+        let nine = Square::from_wire("9").expect_err("off the board");
+        assert!(nine.to_string().contains("0..8"), "{nine}");
+        assert!(
+            "0".parse::<Square>()
+                .expect_err("")
+                .to_string()
+                .contains("1..9")
+        );
     }
 }

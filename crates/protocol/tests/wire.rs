@@ -28,6 +28,22 @@ fn requests_parse_with_and_without_id() {
             }
         }
     );
+    // An index is an index, a number or a string of one digit.
+    for cell in [json!("4"), json!("B2"), json!("b2")] {
+        let msg = req(json!({"type":"move","table_id":"t","cell":cell}))
+            .unwrap()
+            .msg;
+        assert!(
+            matches!(
+                msg,
+                ClientMsg::Move {
+                    cell: Square::B2,
+                    ..
+                }
+            ),
+            "{cell}: {msg:?}"
+        );
+    }
     let hello = req(json!({"type":"hello","version":1})).unwrap();
     assert_eq!(
         hello.msg,
@@ -61,6 +77,7 @@ fn bad_requests_are_errors_not_panics() {
         json!({"type":"fly"}),
         json!({"type":"move","table_id":"t","cell":"d4"}),
         json!({"type":"move","table_id":"t","cell":9}),
+        json!({"type":"move","table_id":"t","cell":"9"}),
         json!({"type":"move","table_id":"t","cell":-1}),
         json!({"type":"move","table_id":"t","cell":1e300}),
         json!({"type":"move","id":-5,"table_id":"t","cell":"a1"}),

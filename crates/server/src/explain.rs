@@ -35,7 +35,8 @@ use crate::http::ApiError;
 const MAX_MOVES: usize = 9;
 
 /// What the `moves` parameter looks like, for error messages.
-const MOVES_EXAMPLE: &str = "comma-separated cells a1..c3, e.g. ?first=X&moves=b2,a1,c3";
+const MOVES_EXAMPLE: &str =
+    "comma-separated cells a1..c3 or indexes 0..8, e.g. ?first=X&moves=b2,a1,c3";
 
 /// `GET /api/analyze/game?first=&moves=`.
 pub(crate) async fn analyze_game(
@@ -74,7 +75,7 @@ fn parse_moves(text: Option<&str>) -> Result<Vec<Square>, ApiError> {
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            item.parse::<Square>()
+            Square::from_wire(item)
                 .map_err(|e| ApiError::BadRequest(format!("move {} of moves: {e}", i + 1)))
         })
         .collect()

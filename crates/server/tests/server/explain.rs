@@ -127,6 +127,16 @@ async fn perfect_won_unfinished_and_empty_games() {
 }
 
 #[tokio::test]
+async fn cells_are_names_or_indexes_from_zero_as_on_the_wire() {
+    let server = Server::start().await;
+    let by_index = explain(&server, "X", "4,0,8").await;
+    assert_eq!(by_index, explain(&server, "X", "b2,a1,c3").await);
+    let (status, body) = server.get_json("/api/analyze/game?first=X&moves=9").await;
+    assert_eq!(status, 400, "{body}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn bad_input_is_a_400_saying_what_is_accepted() {
     let server = Server::start().await;
     for (query, says) in [
