@@ -122,6 +122,24 @@ pub struct Config {
     pub bus: Option<String>,
 }
 
+impl Config {
+    /// How often each connection is pinged: the configured interval, or
+    /// half the idle timeout when that is shorter, so that a client that
+    /// answers pings is never idle.
+    #[must_use]
+    pub fn ping_every(&self) -> Duration {
+        self.ping_interval.min(self.idle_timeout / 2)
+    }
+
+    /// How long a new WebSocket has to say `hello`: the handshake timeout,
+    /// or the idle timeout when that is shorter. Frames other than a
+    /// `hello` (pongs included) do not extend it.
+    #[must_use]
+    pub fn hello_within(&self) -> Duration {
+        self.handshake_timeout.min(self.idle_timeout)
+    }
+}
+
 #[cfg(test)]
 impl Config {
     /// The defaults, with this idle timeout and ping interval (tests of the

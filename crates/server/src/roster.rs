@@ -85,9 +85,10 @@ impl Roster {
 }
 
 /// How often the roster looks at the deadlines: an eighth of the shortest
-/// of the idle timeout and the ping interval, between 10 ms and 1 s.
+/// of the time to say `hello` and the pings' interval, between 10 ms and
+/// 1 s.
 pub(crate) fn tick(config: &Config) -> Duration {
-    let shortest = config.idle_timeout.min(config.ping_interval);
+    let shortest = config.hello_within().min(config.ping_every());
     (shortest / 8).clamp(Duration::from_millis(10), Duration::from_secs(1))
 }
 

@@ -254,8 +254,12 @@ async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> En
             continue;
         }
         match clock.fired(&shared.config, tokio::time::Instant::now()) {
-            Fired::Idle => {
+            Fired::Idle if client.welcomed() => {
                 outbox.close(close::GOING_AWAY, "idle timeout");
+                return End::Server;
+            }
+            Fired::Idle => {
+                outbox.close(close::POLICY, "no hello in time");
                 return End::Server;
             }
             Fired::Ping => {
@@ -275,12 +279,12 @@ async fn run(client: &mut Client, socket: &mut WebSocket, shared: &Shared) -> En
             // must end, or a deadline came: the loop looks again.
             () = outbox.stirred() => {}
             msg = socket.next(), if !now_waiting => {
-                clock.frame_read(&shared.config);
                 // Boxed: handling a request is the largest state of this
                 // task, and an idle connection should not hold it.
                 if let Some(end) = Box::pin(on_frame(client, msg)).await {
                     return end;
                 }
+                clock.frame_read(&shared.config, client.welcomed());
             }
         }
     }

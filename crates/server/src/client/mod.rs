@@ -110,6 +110,11 @@ impl Client {
         }
     }
 
+    /// Whether the client has said `hello` (and was welcomed).
+    pub(crate) fn welcomed(&self) -> bool {
+        self.conn.is_some()
+    }
+
     /// Whether the server is shutting down. Asks the connection's own token
     /// first: the server-wide one is locked only once that has fired.
     fn shutting_down(&self) -> bool {

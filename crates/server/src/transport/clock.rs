@@ -38,8 +38,8 @@ impl Clock {
     pub(super) fn new(config: &Config) -> Clock {
         let now = tokio::time::Instant::now();
         Clock {
-            idle_at: now + config.idle_timeout,
-            next_ping: now + config.ping_interval,
+            idle_at: now + config.hello_within(),
+            next_ping: now + config.ping_every(),
             waiting_since: None,
         }
     }
@@ -68,9 +68,12 @@ impl Clock {
         }
     }
 
-    /// A frame was read: the idle timeout runs from now.
-    pub(super) fn frame_read(&mut self, config: &Config) {
-        self.idle_at = tokio::time::Instant::now() + config.idle_timeout;
+    /// A frame was read: the idle timeout runs from now, once the client
+    /// has said `hello` (before, the deadline for `hello` stands).
+    pub(super) fn frame_read(&mut self, config: &Config, welcomed: bool) {
+        if welcomed {
+            self.idle_at = tokio::time::Instant::now() + config.idle_timeout;
+        }
     }
 
     /// What is due at `now` (a ping is then counted as sent).
@@ -78,7 +81,7 @@ impl Clock {
         if now >= self.idle_at {
             Fired::Idle
         } else if now >= self.next_ping {
-            self.next_ping = now + config.ping_interval;
+            self.next_ping = now + config.ping_every();
             Fired::Ping
         } else {
             Fired::Nothing
@@ -98,6 +101,8 @@ mod tests {
         let start = tokio::time::Instant::now();
         let config = Config::with_timing(IDLE, EVERY);
         let mut clock = Clock::new(&config);
+        // The client said hello at once.
+        clock.frame_read(&config, true);
         assert_eq!(clock.next(false), start + EVERY);
         // The ping, then the next one an interval later.
         tokio::time::advance(EVERY).await;
@@ -108,7 +113,7 @@ mod tests {
         assert_eq!(clock.next(false), start + 2 * EVERY);
         // A frame read pushes the idle timeout back, not the pings.
         tokio::time::advance(Duration::from_secs(5)).await;
-        clock.frame_read(&config);
+        clock.frame_read(&config, true);
         // Waiting for replies bounds the wait, but only while waiting.
         assert!(clock.waiting(false));
         let waiting_from = tokio::time::Instant::now();
@@ -126,13 +131,47 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_connection_that_sends_nothing_is_idle_even_when_a_ping_is_due_too() {
         let start = tokio::time::Instant::now();
-        let config = Config::with_timing(EVERY, EVERY);
+        let config = Config::with_timing(IDLE, IDLE / 2);
         let mut clock = Clock::new(&config);
-        assert_eq!(clock.next(false), start + EVERY);
-        tokio::time::advance(EVERY).await;
+        clock.frame_read(&config, true);
+        assert_eq!(clock.next(false), start + IDLE / 2);
+        tokio::time::advance(IDLE / 2).await;
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Ping
+        );
+        // The ping went unanswered: idle, though the next ping is due too.
+        tokio::time::advance(IDLE / 2).await;
         assert_eq!(
             clock.fired(&config, tokio::time::Instant::now()),
             Fired::Idle
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_client_that_never_says_hello_is_closed_whatever_else_it_sends() {
+        let config = Config::with_timing(IDLE, EVERY);
+        let mut clock = Clock::new(&config);
+        tokio::time::advance(config.hello_within() / 2).await;
+        clock.frame_read(&config, false);
+        tokio::time::advance(config.hello_within() / 2).await;
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Idle
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pings_come_often_enough_for_a_short_idle_timeout() {
+        let idle = Duration::from_secs(6);
+        let config = Config::with_timing(idle, EVERY);
+        let mut clock = Clock::new(&config);
+        clock.frame_read(&config, true);
+        tokio::time::advance(idle / 2).await;
+        assert_eq!(
+            clock.fired(&config, tokio::time::Instant::now()),
+            Fired::Ping,
+            "a client that answers is never idle"
         );
     }
 
@@ -141,7 +180,7 @@ mod tests {
         let config = Config::with_timing(IDLE, IDLE);
         let mut clock = Clock::new(&config);
         tokio::time::advance(Duration::from_secs(30)).await;
-        clock.frame_read(&config);
+        clock.frame_read(&config, true);
         tokio::time::advance(Duration::from_secs(30)).await;
         // Set for the idle timeout before the frame, at the first ping:
         // due, a ping; the idle timeout is 30 s away.
