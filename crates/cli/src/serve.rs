@@ -69,9 +69,14 @@ pub(crate) struct ServeArgs {
     /// limit allows, less 64 kept for the database and HTTP, at most 20000].
     #[arg(long)]
     max_connections: Option<usize>,
+    /// The most WebSocket connections one client address may hold open at
+    /// once (IPv6 by /64), and with it at most 64 plain HTTP ones (0, or
+    /// --rate-limit 0: no cap).
+    #[arg(long, default_value_t = 1000)]
+    max_connections_per_address: u32,
     /// Messages per second per connection, with bursts of twice as many
     /// (0: no rate limits at all, e.g. for load tests: neither messages nor
-    /// new players per address).
+    /// new players nor connections per address).
     #[arg(long, default_value_t = 50.0)]
     rate_limit: f64,
     /// New players (a `hello` without a token) per minute from one client
@@ -184,6 +189,11 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
         new_players,
         reconnect_grace: args.reconnect_grace,
         max_connections,
+        max_connections_per_address: if args.rate_limit > 0.0 {
+            args.max_connections_per_address
+        } else {
+            0
+        },
         rate_limit,
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,

@@ -26,6 +26,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::address_cap::AddressCap;
 use crate::forwarded::client_address;
 use crate::metrics::Metrics;
 use crate::node::Node;
@@ -40,6 +41,8 @@ const SEND_BUFFER: usize = 32 * 1024;
 pub(crate) struct Settings {
     /// How long a request head may take.
     pub(crate) head_timeout: Duration,
+    /// Plain HTTP connections per client address (trusted proxies aside).
+    pub(crate) http_per_address: Arc<AddressCap>,
     /// How long shutdown waits for requests in flight.
     pub(crate) drain: Duration,
     /// Proxies whose `X-Forwarded-For` is believed.
@@ -61,6 +64,7 @@ pub(crate) async fn serve(
 ) {
     let Settings {
         head_timeout,
+        http_per_address,
         drain,
         trusted_proxies,
         metrics,
@@ -78,6 +82,17 @@ pub(crate) async fn serve(
                     continue;
                 }
             },
+        };
+        // One address holds at most so many connections in their HTTP
+        // phase (a WebSocket counts under its own cap once upgraded); one
+        // more is closed at once. A trusted proxy speaks for many clients.
+        let place = if trusted_proxies.contains(&peer.ip()) {
+            None
+        } else if let Ok(place) = http_per_address.take(peer.ip()) {
+            place
+        } else {
+            metrics.address_refusals.fetch_add(1, Relaxed);
+            continue;
         };
         // Small frames both ways: Nagle's algorithm would only add latency.
         let _ = tcp.set_nodelay(true);
@@ -103,6 +118,7 @@ pub(crate) async fn serve(
         let metrics = Arc::clone(&metrics);
         let node = node.clone();
         connections.spawn(async move {
+            let _place = place;
             // A follower in a cluster relays its clients to the leader.
             if let Some(node) = node {
                 match relay::route(&tcp, &node, head_timeout, drain).await {

@@ -63,6 +63,11 @@ pub struct Config {
     pub reconnect_grace: Duration,
     /// The most WebSocket connections at once; more are refused with 503.
     pub max_connections: usize,
+    /// The most WebSocket connections one client address may hold open
+    /// at once (IPv6 by /64); 0: no cap. While it is on, an address may
+    /// also hold at most [`Config::HTTP_PER_ADDRESS`] plain HTTP
+    /// connections (behind a trusted proxy, that one is not counted).
+    pub max_connections_per_address: u32,
     /// Messages per connection (every frame counts).
     pub rate_limit: RateLimit,
     /// Chat messages per connection, on top of `rate_limit`.
@@ -123,6 +128,11 @@ pub struct Config {
 }
 
 impl Config {
+    /// Plain HTTP connections (not yet WebSockets) one address may hold
+    /// open at once while [`Config::max_connections_per_address`] is on: a
+    /// browser opens six at most.
+    pub const HTTP_PER_ADDRESS: u32 = 64;
+
     /// How often each connection is pinged: the configured interval, or
     /// half the idle timeout when that is shorter, so that a client that
     /// answers pings is never idle.
@@ -159,6 +169,7 @@ impl Default for Config {
             db: DbLocation::File(PathBuf::from("oxo.db")),
             reconnect_grace: Duration::from_secs(60),
             max_connections: 20_000,
+            max_connections_per_address: 1_000,
             rate_limit: RateLimit::new(50.0, 100),
             chat_limit: RateLimit::new(0.5, 5),
             new_players: RateLimit::new(0.5, 30),

@@ -46,6 +46,7 @@
 
 mod accept;
 mod accounts;
+mod address_cap;
 mod assets;
 mod boot;
 mod bus;
@@ -145,6 +146,11 @@ pub async fn run(
     }
     let settings = accept::Settings {
         head_timeout: config.handshake_timeout,
+        http_per_address: address_cap::AddressCap::new(if config.max_connections_per_address > 0 {
+            Config::HTTP_PER_ADDRESS
+        } else {
+            0
+        }),
         drain: config.shutdown_timeout,
         trusted_proxies: Arc::from(config.trusted_proxies.as_slice()),
         metrics: Arc::clone(&state.shared.metrics),

@@ -80,6 +80,9 @@ pub(crate) struct Metrics {
     pub(crate) connections_total: AtomicU64,
     /// Upgrades refused because the server was full.
     pub(crate) connections_refused: AtomicU64,
+    /// Connections refused because their address held its most already
+    /// (plain HTTP ones closed at once, and WebSocket upgrades).
+    pub(crate) address_refusals: AtomicU64,
     /// Open tables (not closed).
     pub(crate) tables: AtomicU64,
     /// Tables created since start.
@@ -183,6 +186,12 @@ impl Metrics {
             "oxo_connections_refused_total",
             "WebSocket upgrades refused because the server was full.",
             &self.connections_refused,
+        );
+        counter(
+            &mut out,
+            "oxo_address_refusals_total",
+            "Connections refused because their address held its most open already.",
+            &self.address_refusals,
         );
         gauge(&mut out, "oxo_tables", "Open tables.", &self.tables);
         counter(

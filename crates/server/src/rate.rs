@@ -144,7 +144,7 @@ impl PerAddress {
 }
 
 /// The address as limited: IPv4 as is, IPv6 by its /64.
-fn group(addr: IpAddr) -> IpAddr {
+pub(crate) fn group(addr: IpAddr) -> IpAddr {
     match addr {
         IpAddr::V4(_) => addr,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Accounts;
+use crate::address_cap::AddressCap;
 use crate::bus::link::Link;
 use crate::config::{Config, DbLocation};
 use crate::conn::Outbox;
@@ -42,6 +43,8 @@ pub(crate) struct Shared {
     pub(crate) lobby: Arc<Lobby>,
     /// New players per client address.
     pub(crate) new_players: PerAddress,
+    /// WebSockets open per client address.
+    pub(crate) sockets_per_address: Arc<AddressCap>,
     /// Cancelled when the server shuts down: connections say `closing` and
     /// close (1001), tables stop, the lobby stops.
     pub(crate) shutdown: CancellationToken,
@@ -67,6 +70,7 @@ impl Shared {
             .then(|| Arc::new(Node::new(&shutdown)));
         Shared {
             new_players: PerAddress::new(config.new_players),
+            sockets_per_address: AddressCap::new(config.max_connections_per_address),
             config,
             store,
             metrics,

@@ -45,6 +45,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
 
+use crate::address_cap::Place;
 use crate::client::{Client, Flow};
 use crate::close;
 use crate::conn::{Outbox, encode};
@@ -61,10 +62,12 @@ const MAX_WRITE_BUFFER: usize = 128 * 1024;
 /// take to leave before the connection is simply dropped.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Holds one of the server's connection slots; frees it when dropped. The
-/// connection reaches the server's settings, metrics and shutdown signal
-/// through it: a pointer, not copies of them, in every connection.
-struct Slot(Arc<Shared>);
+/// Holds one of the server's connection slots, and the connection's place
+/// under its address's cap (boxed: none without the cap); frees both when
+/// dropped. The connection reaches the server's settings, metrics and
+/// shutdown signal through it: a pointer, not copies of them, in every
+/// connection.
+struct Slot(Arc<Shared>, Option<Box<Place>>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
@@ -82,26 +85,31 @@ pub(crate) async fn upgrade(
     if shared.shutdown.is_cancelled() {
         return refuse_upgrade("The server is shutting down");
     }
+    let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
     let open = shared.metrics.connections.fetch_add(1, Relaxed);
-    let slot = Slot(Arc::clone(&shared));
+    let mut slot = Slot(Arc::clone(&shared), None);
     if open >= shared.config.max_connections as u64 {
         shared.metrics.connections_refused.fetch_add(1, Relaxed);
         drop(slot);
-        // A browser cannot read the body of a refused upgrade, so accept it
-        // and say why before closing (1013, try again later).
-        return ws.on_upgrade(|mut socket| async move {
-            let refusal = encode(&ServerMsg::error(
-                None,
-                ErrorCode::ServerFull,
-                "The server is full; try again later",
-            ));
-            let _ = socket.send(Message::Text(refusal)).await;
-            let frame = CloseFrame {
-                code: close::TRY_AGAIN,
-                reason: Utf8Bytes::from_static("server full"),
-            };
-            let _ = socket.send(Message::Close(Some(frame))).await;
-        });
+        return refuse_socket(ws, "The server is full; try again later", "server full");
+    }
+    if let Some(addr) = peer {
+        match shared.sockets_per_address.take(addr.ip()) {
+            Ok(place) => slot.1 = place.map(Box::new),
+            Err(()) => {
+                shared.metrics.address_refusals.fetch_add(1, Relaxed);
+                drop(slot);
+                let max = shared.sockets_per_address.max();
+                return refuse_socket(
+                    ws,
+                    &format!(
+                        "Too many connections from your address (at most {max} at once); \
+                         close some and try again"
+                    ),
+                    "too many connections from your address",
+                );
+            }
+        }
     }
     // The transport limit is well above the protocol's, so that a frame that
     // is merely too big is refused with a clear close reason by the client.
@@ -110,7 +118,6 @@ pub(crate) async fn upgrade(
         .max_frame_bytes
         .saturating_mul(4)
         .max(16 * 1024);
-    let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
     // Buffers sized for many small frames on many mostly idle connections:
     // most requests (a move, a sync) are under a hundred bytes, so a
     // 128-byte read buffer (allocated up front for every connection) is one
@@ -133,6 +140,21 @@ pub(crate) async fn upgrade(
             tasks.spawn(serve(socket, peer, slot));
             std::future::ready(())
         })
+}
+
+/// Refuses a WebSocket with `server_full` and `message`, then close 1013
+/// with `reason` (try again later). A browser cannot read the body of a
+/// refused upgrade, so the upgrade is accepted to say why.
+fn refuse_socket(ws: WebSocketUpgrade, message: &str, reason: &'static str) -> Response {
+    let refusal = encode(&ServerMsg::error(None, ErrorCode::ServerFull, message));
+    ws.on_upgrade(move |mut socket| async move {
+        let _ = socket.send(Message::Text(refusal)).await;
+        let frame = CloseFrame {
+            code: close::TRY_AGAIN,
+            reason: Utf8Bytes::from_static(reason),
+        };
+        let _ = socket.send(Message::Close(Some(frame))).await;
+    })
 }
 
 fn refuse_upgrade(message: &str) -> Response {
@@ -197,7 +219,7 @@ impl Connection {
         let Connection {
             client,
             socket,
-            slot: Slot(shared),
+            slot: Slot(shared, _),
         } = self;
         let outbox = Arc::clone(&client.outbox);
         match end {

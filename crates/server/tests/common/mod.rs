@@ -33,8 +33,9 @@ pub struct Server {
 pub fn config() -> Config {
     Config {
         reconnect_grace: Duration::from_secs(30),
-        // Tests make hundreds of players from one address.
+        // Tests make hundreds of players and connections from one address.
         new_players: oxo_server::RateLimit::UNLIMITED,
+        max_connections_per_address: 0,
         ..Config::in_memory()
     }
 }

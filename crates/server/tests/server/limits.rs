@@ -245,3 +245,68 @@ async fn shutdown_says_closing_and_closes_1001() {
     assert_eq!(code, 1001);
     stop.await.unwrap();
 }
+
+#[tokio::test]
+async fn one_address_holds_at_most_its_cap_of_websockets() {
+    let server = Server::with(Config {
+        max_connections_per_address: 2,
+        ..config()
+    })
+    .await;
+    let a = server.client("A").await;
+    let mut b = server.client("B").await;
+    let mut c = server.connect().await;
+    let e = c.recv().await;
+    assert_eq!(e["code"], "server_full");
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("from your address")),
+        "{e}"
+    );
+    let (code, reason) = c.expect_close().await;
+    assert_eq!(
+        (code, reason.as_str()),
+        (1013, "too many connections from your address")
+    );
+    assert_eq!(server.metric("oxo_address_refusals_total").await, Some(1));
+    // The others go on, and a place frees up when one leaves.
+    b.send(json!({"type":"ping","id":1})).await;
+    assert_eq!(b.recv().await["type"], "pong");
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.client("D").await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn one_address_holds_at_most_so_many_plain_http_connections() {
+    use tokio::io::AsyncReadExt;
+    let server = Server::with(Config {
+        max_connections_per_address: 1,
+        ..config()
+    })
+    .await;
+    let cap = usize::try_from(Config::HTTP_PER_ADDRESS).expect("small");
+    let mut held = Vec::new();
+    for _ in 0..cap {
+        held.push(
+            tokio::net::TcpStream::connect(server.addr)
+                .await
+                .expect("connect"),
+        );
+    }
+    // One more is closed at once, without a response.
+    let mut extra = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let mut buf = [0; 64];
+    let read = tokio::time::timeout(Duration::from_secs(5), extra.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0) | Err(_))), "{read:?}");
+    // Places free up as connections close.
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (status, _) = server.get("/healthz").await;
+    assert_eq!(status, 200);
+    server.stop().await;
+}
