@@ -9,7 +9,10 @@
 //! ([`Config::handshake_timeout`](crate::Config::handshake_timeout)), which
 //! runs from the moment a connection is accepted, and again while a
 //! kept-alive connection waits for its next request. Once a connection is a
-//! WebSocket, the connection's idle timeout takes over.
+//! WebSocket, the connection's idle timeout takes over. A plain HTTP
+//! connection lives at most [`Config::http_lifetime`](crate::Config::http_lifetime):
+//! one that pipelines requests and never reads the answers would
+//! otherwise hold its socket for good.
 
 use std::io;
 use std::net::IpAddr;
@@ -41,6 +44,10 @@ const SEND_BUFFER: usize = 32 * 1024;
 pub(crate) struct Settings {
     /// How long a request head may take.
     pub(crate) head_timeout: Duration,
+    /// How long a plain HTTP connection may stay open.
+    pub(crate) lifetime: Duration,
+    /// How long it has to finish the request in flight after that.
+    pub(crate) finish: Duration,
     /// Plain HTTP connections per client address (trusted proxies aside).
     pub(crate) http_per_address: Arc<AddressCap>,
     /// How long shutdown waits for requests in flight.
@@ -64,6 +71,8 @@ pub(crate) async fn serve(
 ) {
     let Settings {
         head_timeout,
+        lifetime,
+        finish,
         http_per_address,
         drain,
         trusted_proxies,
@@ -148,6 +157,19 @@ pub(crate) async fn serve(
                 () = shutdown.cancelled() => {
                     conn.as_mut().graceful_shutdown();
                     conn.await
+                }
+                // Kept alive long enough, or stuck writing to a client
+                // that does not read: the request in flight may finish,
+                // for a while.
+                () = tokio::time::sleep(lifetime) => {
+                    conn.as_mut().graceful_shutdown();
+                    match tokio::time::timeout(finish, conn).await {
+                        Ok(result) => result,
+                        Err(_) => {
+                            metrics.http_expired.fetch_add(1, Relaxed);
+                            return;
+                        }
+                    }
                 }
             };
             if let Err(e) = result {

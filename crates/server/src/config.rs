@@ -92,6 +92,12 @@ pub struct Config {
     /// ones, such as slowloris clients that never finish, are closed. Once a
     /// connection is a WebSocket, [`Config::idle_timeout`] applies instead.
     pub handshake_timeout: Duration,
+    /// How long a plain HTTP connection may stay open (kept alive between
+    /// requests, or writing to a client that does not read): then it is
+    /// closed once the request in flight is answered, or at once if that
+    /// makes no progress for [`Config::write_timeout`]. A WebSocket is no
+    /// longer a plain HTTP connection.
+    pub http_lifetime: Duration,
     /// The largest text frame accepted; bigger ones close the connection
     /// (code 1009).
     pub max_frame_bytes: usize,
@@ -179,6 +185,7 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(60),
             ping_interval: Duration::from_secs(20),
             handshake_timeout: Duration::from_secs(10),
+            http_lifetime: Duration::from_secs(60),
             max_frame_bytes: limits::MAX_FRAME_BYTES,
             send_queue: 256,
             send_queue_bytes: 256 * 1024,

@@ -146,6 +146,8 @@ pub async fn run(
     }
     let settings = accept::Settings {
         head_timeout: config.handshake_timeout,
+        lifetime: config.http_lifetime,
+        finish: config.write_timeout,
         http_per_address: address_cap::AddressCap::new(if config.max_connections_per_address > 0 {
             Config::HTTP_PER_ADDRESS
         } else {

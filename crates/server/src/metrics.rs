@@ -80,6 +80,9 @@ pub(crate) struct Metrics {
     pub(crate) connections_total: AtomicU64,
     /// Upgrades refused because the server was full.
     pub(crate) connections_refused: AtomicU64,
+    /// Plain HTTP connections dropped at the end of their lifetime with a
+    /// response stuck (a client that does not read).
+    pub(crate) http_expired: AtomicU64,
     /// Connections refused because their address held its most already
     /// (plain HTTP ones closed at once, and WebSocket upgrades).
     pub(crate) address_refusals: AtomicU64,
@@ -186,6 +189,12 @@ impl Metrics {
             "oxo_connections_refused_total",
             "WebSocket upgrades refused because the server was full.",
             &self.connections_refused,
+        );
+        counter(
+            &mut out,
+            "oxo_http_expired_total",
+            "Plain HTTP connections dropped at the end of their lifetime, a response stuck.",
+            &self.http_expired,
         );
         counter(
             &mut out,

@@ -310,3 +310,43 @@ async fn one_address_holds_at_most_so_many_plain_http_connections() {
     assert_eq!(status, 200);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_plain_http_connection_that_never_reads_is_closed_after_its_lifetime() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let lifetime = Duration::from_millis(500);
+    let server = Server::with(Config {
+        http_lifetime: lifetime,
+        write_timeout: Duration::from_millis(500),
+        ..config()
+    })
+    .await;
+    // A WebSocket outlives the HTTP lifetime.
+    let mut ws = server.client("Wes").await;
+    // Requests for a large file, pipelined, the answers never read.
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("socket");
+    socket.set_recv_buffer_size(2048).expect("small buffer");
+    socket.connect(&server.addr.into()).expect("connect");
+    socket.set_nonblocking(true).expect("nonblocking");
+    let mut tcp = tokio::net::TcpStream::from_std(socket.into()).expect("tokio");
+    let request = b"GET /js/game.js HTTP/1.1\r\nHost: test\r\n\r\n".repeat(200);
+    let _ = tokio::time::timeout(Duration::from_secs(1), tcp.write_all(&request)).await;
+    tokio::time::sleep(lifetime * 4).await;
+    // Closed: what was sent drains, then the end of the stream.
+    let mut buf = vec![0; 64 * 1024];
+    let drained = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(drained.is_ok(), "the connection was kept open");
+    assert_eq!(server.metric("oxo_http_expired_total").await, Some(1));
+    ws.send(json!({"type":"ping","id":1})).await;
+    assert_eq!(ws.recv().await["type"], "pong");
+    server.stop().await;
+}
