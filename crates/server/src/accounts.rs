@@ -93,6 +93,22 @@ impl Account {
         !store.seats_full(&self.id, table, max).await && self.try_add_table(table, status, max)
     }
 
+    /// Whether the player holds `max` seats in play at tables other than
+    /// `table` already: counted here and, in a cluster, by `store` across
+    /// every node (see [`Account::try_take_seat`]).
+    pub(crate) async fn seats_full_elsewhere(
+        &self,
+        store: &dyn Store,
+        table: &str,
+        max: usize,
+    ) -> bool {
+        let here = lock(&self.tables)
+            .iter()
+            .filter(|(t, s)| &**t != table && s.in_play())
+            .count();
+        here >= max || store.seats_full(&self.id, table, max).await
+    }
+
     /// Records a seat at `table`, unless the player already holds `max`
     /// seats in play elsewhere (finished rounds do not count). Holding one
     /// already there is fine.

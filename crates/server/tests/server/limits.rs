@@ -350,3 +350,34 @@ async fn a_plain_http_connection_that_never_reads_is_closed_after_its_lifetime()
     assert_eq!(ws.recv().await["type"], "pong");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_rematch_counts_against_the_seat_limit() {
+    let server = Server::with(Config {
+        max_tables_per_player: 2,
+        ..config()
+    })
+    .await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    x.ok(json!({"type":"forfeit","table_id":table})).await;
+    // Xena asks for another round, then fills her seats elsewhere (a
+    // finished round does not count).
+    x.ok(json!({"type":"rematch","table_id":table})).await;
+    x.create(json!({})).await;
+    x.create(json!({})).await;
+    // The round would be her third in play: Otto's rematch is refused.
+    let says = o
+        .refused(
+            json!({"type":"rematch","table_id":table}),
+            "too_many_tables",
+        )
+        .await;
+    assert!(says.contains("Your opponent"), "{says}");
+    // And her own ask, now that she is full.
+    x.refused(
+        json!({"type":"rematch","table_id":table}),
+        "too_many_tables",
+    )
+    .await;
+    server.stop().await;
+}

@@ -9,7 +9,7 @@ use super::{OnFailure, Table};
 use crate::conn::Conn;
 use crate::error::ClientError;
 use crate::handle::TableReq;
-use crate::table::rules::{Cmd, MoveReq, Reply};
+use crate::table::rules::{Cmd, Event, MoveReq, Plan, Reply};
 
 impl Table {
     /// Answers `req` from `conn` (request id `id`).
@@ -58,6 +58,7 @@ impl Table {
             }
             TableReq::Rematch => {
                 let plan = self.plan(Cmd::Rematch { player: &player })?;
+                self.room_for_a_round(conn, &plan).await?;
                 self.execute(plan, OnFailure::Abort).await
             }
             TableReq::Chat(text) => {
@@ -110,6 +111,45 @@ impl Table {
             self.members.push(conn.clone());
         }
         self.execute(plan, OnFailure::Abort).await
+    }
+
+    /// A rematch puts a finished round back in play, so it counts against
+    /// the seat limit: refused when the one asking holds the most seats in
+    /// play elsewhere already, or when the round would start and their
+    /// opponent does.
+    // `&mut`: a table is not `Sync` (its bots), and this awaits.
+    async fn room_for_a_round(&mut self, conn: &Conn, plan: &Plan) -> Result<(), ClientError> {
+        let max = self.env.max_tables_per_player;
+        let store = &*self.env.store;
+        if conn
+            .account
+            .seats_full_elsewhere(store, self.id.as_str(), max)
+            .await
+        {
+            return Err(ClientError::too_many_seats(max));
+        }
+        let starts = plan
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::RoundStarted { .. }));
+        if starts {
+            for account in [&self.accounts.x, &self.accounts.o].into_iter().flatten() {
+                if account.id != conn.account.id
+                    && account
+                        .seats_full_elsewhere(store, self.id.as_str(), max)
+                        .await
+                {
+                    return Err(ClientError::new(
+                        ErrorCode::TooManyTables,
+                        format!(
+                            "Your opponent holds seats at {max} tables in play, the most \
+                             allowed; the round starts when they finish or leave one"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A seated player gives up their seats; a spectator stops watching.
