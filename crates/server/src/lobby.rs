@@ -8,7 +8,10 @@
 //! spectators; never on a move), and the lobby task gathers changes for
 //! [`Config::lobby_debounce`](crate::Config::lobby_debounce) before it sends
 //! one `lobby` message, serialized once, to every watcher. So a burst of
-//! tables filling up costs one message per watcher, not one per table.
+//! tables filling up costs one message per watcher, not one per table; and
+//! the messages are at least [`MIN_INTERVAL`] apart, so tables made and
+//! left over and over (by one player, say) cost every watcher at most two
+//! lists a second.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -153,6 +156,9 @@ impl Lobby {
 /// Sends the lobby to its watchers after each burst of changes: waits
 /// `debounce` after a change, then sends one `lobby` message of at most
 /// `max_tables` tables. Stops when `shutdown` is cancelled.
+/// The least time between two `lobby` messages.
+pub(crate) const MIN_INTERVAL: Duration = Duration::from_millis(500);
+
 pub(crate) async fn run(
     lobby: Arc<Lobby>,
     debounce: Duration,
@@ -162,12 +168,20 @@ pub(crate) async fn run(
     // What the watchers were last sent: changes that cancel out within a
     // debounce, or a wake-up left by a change already sent, send nothing.
     let mut sent = None;
+    let mut last = None;
     loop {
         tokio::select! {
             () = shutdown.cancelled() => return,
             () = lobby.changed.notified() => {}
         }
-        tokio::time::sleep(debounce).await;
+        let mut at = tokio::time::Instant::now() + debounce;
+        if let Some(last) = last {
+            at = at.max(last + MIN_INTERVAL);
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep_until(at) => {}
+        }
         let (watchers, joined) = {
             let mut inner = lobby.lock();
             (inner.watchers.clone(), std::mem::take(&mut inner.joined))
@@ -183,6 +197,7 @@ pub(crate) async fn run(
             tables: tables.clone(),
         });
         sent = Some(tables);
+        last = Some(tokio::time::Instant::now());
         for w in &watchers {
             w.send(frame.clone());
         }
@@ -192,7 +207,7 @@ pub(crate) async fn run(
 #[cfg(test)]
 mod tests {
     use oxo_core::ByPlayer;
-    use oxo_protocol::{TableId, TableOptions};
+    use oxo_protocol::{TableId, TableOptions, TableStatus};
 
     use super::*;
 
@@ -225,7 +240,29 @@ mod tests {
     }
 
     async fn settle() {
-        tokio::time::sleep(DEBOUNCE * 3).await;
+        tokio::time::sleep(MIN_INTERVAL + DEBOUNCE * 3).await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stream_of_changes_is_sent_at_most_twice_a_second() {
+        let lobby = Arc::new(Lobby::default());
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(run(Arc::clone(&lobby), DEBOUNCE, 100, shutdown.clone()));
+        let ann = Outbox::new(1, 64, 1 << 20);
+        lobby.watch(&ann);
+        let mut lists = 0;
+        // A table made and closed every 50 ms for 2 s.
+        for i in 0..40 {
+            let id: Arc<str> = Arc::from(format!("t{i}").as_str());
+            lobby.upsert(&id, entry(&id, TableStatus::Waiting));
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            lobby.remove(&id);
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            lists += sent(&ann).len();
+        }
+        assert!((3..=5).contains(&lists), "{lists} lists in 2 s");
+        shutdown.cancel();
+        task.await.expect("the lobby task ends");
     }
 
     #[tokio::test(start_paused = true)]
