@@ -281,3 +281,173 @@ async fn a_private_tables_link_opened_in_the_terminal_takes_its_free_seat() {
     tmux.wait_for("the move on the terminal", |s| board(s) == "....X....");
     common::stop(server).await;
 }
+
+/// A client named `name` on `address`, said hello to (with `token` to come
+/// back as the same player).
+async fn client(address: &Address, name: &str, token: Option<&str>) -> (Connection, String) {
+    let mut conn = Connection::connect(address).await.expect("connect");
+    let welcome = conn.hello(token, Some(name)).await.expect("welcome");
+    (conn, welcome.token)
+}
+
+/// Otto creates a public table and Ann takes its other seat; returns the
+/// table and whose move it is.
+async fn otto_and_ann(otto: &mut Connection, ann: &mut Connection) -> (TableId, Player) {
+    let created = otto
+        .request(ClientMsg::CreateTable {
+            options: oxo_protocol::TableOptions::default(),
+        })
+        .await
+        .expect("a table");
+    let ServerMsg::Ok {
+        table_id: Some(table),
+        ..
+    } = created
+    else {
+        panic!("no table id: {created:?}");
+    };
+    ann.request(ClientMsg::JoinTable {
+        table_id: table.clone(),
+        seat: None,
+    })
+    .await
+    .expect("Ann joins");
+    let mut last = None;
+    let state = table_until(ann, &mut last, |t| t.status == TableStatus::InProgress).await;
+    (table, state.turn.expect("a side to move"))
+}
+
+/// Sends `cell` from whichever of Otto and Ann holds the seat to move.
+async fn seat_move(
+    otto: &mut Connection,
+    ann: &mut Connection,
+    otto_is: Player,
+    mover: Player,
+    table: &TableId,
+    cell: Square,
+) {
+    let conn = if mover == otto_is { otto } else { ann };
+    conn.request(ClientMsg::Move {
+        table_id: table.clone(),
+        cell,
+        game_id: None,
+    })
+    .await
+    .expect("the move");
+}
+
+/// Which seat Otto holds at `table`, as Ann's client last saw it.
+async fn seat_of_otto(ann: &mut Connection, table: &TableId) -> Player {
+    ann.request(ClientMsg::Sync {
+        table_id: table.clone(),
+    })
+    .await
+    .expect("sync");
+    let mut last = None;
+    let state = table_until(ann, &mut last, |_| true).await;
+    Player::ALL
+        .into_iter()
+        .find(|&p| state.players[p].as_ref().is_some_and(|i| i.name == "Otto"))
+        .expect("Otto holds a seat")
+}
+
+#[tokio::test]
+async fn one_esc_leaves_a_table_for_the_lobby_for_good() {
+    let dir = common::TempDir::new("play-esc");
+    let (server, addr) = serve(&dir.join("oxo.db"), "127.0.0.1:0").await;
+    let address: Address = format!("http://{addr}").parse().expect("an address");
+    let (mut otto, _) = client(&address, "Otto", None).await;
+    let (mut ann, _) = client(&address, "Ann", None).await;
+    let (table, first) = otto_and_ann(&mut otto, &mut ann).await;
+    let otto_is = seat_of_otto(&mut ann, &table).await;
+
+    let url = format!("http://{addr}");
+    let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
+    let command = [
+        "env", &config, OXO, "play", "--server", &url, "--name", "Tess",
+    ];
+    let Some(tmux) = Tmux::start_command("online_esc", 64, 22, &command) else {
+        return;
+    };
+    // Tess leaves a table of her own (no round in play: one Esc), whose
+    // last state (her seat vacated) comes after she left.
+    tmux.wait_for("the lobby", |s| s.contains("Open tables"));
+    tmux.send(&["c"]);
+    tmux.wait_for("her new table", |s| s.contains("Waiting for an opponent"));
+    tmux.send(&["Escape"]);
+    tmux.wait_for("the lobby again", |s| s.contains("Open tables"));
+    std::thread::sleep(Duration::from_millis(1500));
+    let screen = tmux.screen();
+    assert!(screen.contains("Open tables"), "{screen}");
+    assert!(!screen.contains("watching ·"), "{screen}");
+    assert!(screen.contains("Back in the lobby"), "{screen}");
+
+    // The same with a table she watches, whose game goes on.
+    tmux.wait_for("Otto's table in the lobby", |s| {
+        s.contains("Otto vs Ann") || s.contains("Ann vs Otto")
+    });
+    tmux.send(&["w"]);
+    tmux.wait_for("the watched table", |s| s.contains("watching ·"));
+    tmux.send(&["Escape"]);
+    tmux.wait_for("the lobby", |s| s.contains("Open tables"));
+    seat_move(&mut otto, &mut ann, otto_is, first, &table, Square::B2).await;
+    std::thread::sleep(Duration::from_millis(1500));
+    let screen = tmux.screen();
+    assert!(screen.contains("Open tables"), "{screen}");
+    assert!(!screen.contains("watching ·"), "{screen}");
+    assert!(screen.contains("Back in the lobby"), "{screen}");
+    common::stop(server).await;
+}
+
+#[tokio::test]
+async fn a_spectators_view_stays_live_after_the_server_restarts() {
+    let dir = common::TempDir::new("play-watch-restart");
+    let db = dir.join("oxo.db");
+    let (server, addr) = serve(&db, "127.0.0.1:0").await;
+    let address: Address = format!("http://{addr}").parse().expect("an address");
+    let (mut otto, otto_token) = client(&address, "Otto", None).await;
+    let (mut ann, ann_token) = client(&address, "Ann", None).await;
+    let (table, first) = otto_and_ann(&mut otto, &mut ann).await;
+    let otto_is = seat_of_otto(&mut ann, &table).await;
+
+    let url = format!("http://{addr}");
+    let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
+    let command = [
+        "env", &config, OXO, "play", "--server", &url, "--name", "Tess",
+    ];
+    let Some(tmux) = Tmux::start_command("online_watch_restart", 64, 22, &command) else {
+        return;
+    };
+    tmux.wait_for("the table in the lobby", |s| {
+        s.contains("Otto vs Ann") || s.contains("Ann vs Otto")
+    });
+    tmux.send(&["w"]);
+    tmux.wait_for("the watched table", |s| s.contains("watching ·"));
+    seat_move(&mut otto, &mut ann, otto_is, first, &table, Square::B2).await;
+    let after_one = format!("....{}....", first.char());
+    tmux.wait_for("the first move", |s| board(s) == after_one);
+
+    drop(otto);
+    drop(ann);
+    let mut server = server;
+    server.kill().await.expect("kill the server");
+    let _ = server.wait().await;
+    tmux.wait_for("the drop", |s| s.contains("reconnecting"));
+    let (server, _) = serve(&db, &addr.to_string()).await;
+    tmux.wait_for("the terminal back online", |s| s.contains("· online"));
+
+    // Both players come back; the second move reaches the spectator.
+    let (mut otto, _) = client(&address, "Otto", Some(&otto_token)).await;
+    let (mut ann, _) = client(&address, "Ann", Some(&ann_token)).await;
+    for conn in [&mut otto, &mut ann] {
+        conn.request(ClientMsg::Sync {
+            table_id: table.clone(),
+        })
+        .await
+        .expect("sync");
+    }
+    seat_move(&mut otto, &mut ann, otto_is, !first, &table, Square::A1).await;
+    let after_two = format!("{}...{}....", (!first).char(), first.char());
+    tmux.wait_for("the move after the restart", |s| board(s) == after_two);
+    common::stop(server).await;
+}

@@ -214,6 +214,20 @@ mod tests {
     }
 
     #[test]
+    fn after_a_finished_round_the_texts_say_what_r_does() {
+        let mut app = two_people();
+        press(&mut app, "12437");
+        assert!(app.session().is_some_and(|s| s.game().is_over()));
+        press(&mut app, "u");
+        let said = app.message().map(|m| m.text.clone()).unwrap_or_default();
+        assert!(!said.contains("replay"), "{said}");
+        assert!(said.contains("r") && said.contains("next round"), "{said}");
+        // What r does after a finished round: the next round.
+        press(&mut app, "r");
+        assert_eq!(app.session().map(|s| s.round()), Some(2));
+    }
+
+    #[test]
     fn only_quit_acts_while_the_terminal_is_too_small() {
         let mut app = two_people();
         app.handle_event(&Event::Resize(20, 10));

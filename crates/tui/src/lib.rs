@@ -115,6 +115,9 @@ fn run_tui(config: Config) -> io::Result<()> {
     let signals = signals::Watch::start()?;
     let result = ratatui::try_init().and_then(|mut terminal| {
         signals::capture_mouse()?;
+        // The alternate screen may hold old text (tmux keeps it): start
+        // from a blank one, as ratatui draws only what changed.
+        terminal.clear()?;
         app.run(&mut terminal, &signals)
     });
     signals::restore();

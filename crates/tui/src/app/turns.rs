@@ -164,7 +164,9 @@ impl App {
                 self.info(format!("Took back {}", list.join(" and ")));
             }
             Err(Refusal::GameOver) => {
-                self.warn("The game is over and its result counts: r replays, Enter goes on");
+                self.warn(
+                    "The game is over and its result counts: Enter or r starts the next round",
+                );
             }
             Err(Refusal::NothingToUndo) => self.warn("There is no move of yours to undo"),
             Err(refusal) => self.warn(refusal.to_string()),

@@ -11,8 +11,8 @@
 //! in the config directory, see `tokens`), where it was.
 //!
 //! The network runs in its own thread (a Tokio runtime, `net`); the screen
-//! stays on the main thread with the same terminal set-up, signals and
-//! restore as the offline game.
+//! stays on the main thread with the same terminal set-up, signals
+//! (Ctrl-Z suspends), too-small notice and restore as the offline game.
 
 use std::io;
 use std::sync::mpsc as std_mpsc;
@@ -76,6 +76,8 @@ pub fn run_online(address: Address, name: Option<String>) -> io::Result<()> {
     let signals = Watch::start()?;
     let result = ratatui::try_init().and_then(|mut terminal| {
         signals::capture_mouse()?;
+        // The alternate screen may hold old text: start from a blank one.
+        terminal.clear()?;
         run(&mut online, &mut terminal, &news_rx, &signals)
     });
     signals::restore();
@@ -95,6 +97,8 @@ fn run(
     news: &std_mpsc::Receiver<net::News>,
     signals: &Watch,
 ) -> io::Result<()> {
+    let size = terminal.size()?;
+    online.resize(size.width, size.height);
     while online.running {
         while let Ok(n) = news.try_recv() {
             online.news(n);
@@ -107,9 +111,16 @@ fn run(
             terminal.clear()?;
             continue;
         }
+        if online.take_suspend() {
+            // Ctrl-Z: as offline, the signal thread restores the terminal,
+            // stops, and sets it up again on `fg`; `resumed` then repaints.
+            signals::suspend();
+            continue;
+        }
         if event::poll(TICK)? {
             match event::read()? {
                 Event::Key(key) => online.key(key),
+                Event::Resize(width, height) => online.resize(width, height),
                 Event::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
                     let size = terminal.size()?;
                     let area = Rect::new(0, 0, size.width, size.height);

@@ -18,6 +18,10 @@ use super::tokens;
 /// second apart (a takeover takes a lease, 2 s by default).
 const MOVING_RETRIES: u32 = 20;
 
+/// What is said of a request made while the connection is down: it is
+/// dropped, not sent later.
+pub(crate) const NOT_SENT: &str = "Not sent: not connected — reconnecting…";
+
 /// What the screen asks of the server.
 #[derive(Clone, Debug)]
 pub(crate) enum Ask {
@@ -73,9 +77,7 @@ pub(crate) async fn run(
                             None => return,
                             Some(Ask::Showing(table)) => showing = table,
                             Some(Ask::Send(_)) => {
-                                let _ = news.send(News::Refused(
-                                    "Not connected: trying again…".to_owned(),
-                                ));
+                                let _ = news.send(News::Refused(NOT_SENT.to_owned()));
                             }
                         },
                     }
@@ -90,10 +92,7 @@ pub(crate) async fn run(
             if first {
                 open(&mut conn, table, &news).await;
             } else {
-                let sync = ClientMsg::Sync {
-                    table_id: table.clone(),
-                };
-                send(&mut conn, sync, &news).await;
+                resume(&mut conn, table, &news).await;
             }
         }
         first = false;
@@ -176,6 +175,28 @@ async fn open(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<Ne
     }
 }
 
+/// Shows `table` again after a reconnect: a seated player's seat is
+/// re-attached by the `welcome`, and `sync` sends its state; a spectator
+/// (refused `sync`: not seated) watches again, or the view would stay
+/// frozen at the state before the drop.
+async fn resume(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<News>) {
+    let sync = ClientMsg::Sync {
+        table_id: table.clone(),
+    };
+    match request(conn, &sync).await {
+        Err(Error::Refused {
+            code: ErrorCode::NotSeated,
+            ..
+        }) => {
+            let watch = ClientMsg::WatchTable {
+                table_id: table.clone(),
+            };
+            send(conn, watch, news).await;
+        }
+        reply => report(&sync, reply, news),
+    }
+}
+
 /// Sends `msg`; a refusal goes to the screen, and so does a table created.
 async fn send(conn: &mut Connection, msg: ClientMsg, news: &std_mpsc::Sender<News>) {
     let reply = request(conn, &msg).await;
@@ -213,6 +234,9 @@ fn report(msg: &ClientMsg, reply: Result<ServerMsg, Error>, news: &std_mpsc::Sen
             let _ = news.send(News::Created(id));
         }
         Ok(_) => {}
+        // The screen is back in the lobby already: a refused leave (a
+        // spectator's, or a seat already gone) changes nothing there.
+        Err(Error::Refused { .. }) if matches!(msg, ClientMsg::LeaveTable { .. }) => {}
         Err(Error::Refused { message, .. }) => {
             let _ = news.send(News::Refused(message));
         }

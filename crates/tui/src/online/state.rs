@@ -15,8 +15,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use oxo_protocol::limits::MAX_CHAT_CHARS;
 
-use super::net::{Ask, News};
+use super::net::{Ask, NOT_SENT, News};
 use super::view;
+use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 use crate::form::step;
 use crate::input;
 use crate::theme::Theme;
@@ -26,6 +27,37 @@ const CLOCKS: [u32; 4] = [0, 15, 30, 60];
 
 /// Chat lines kept on screen.
 const CHAT_LINES: usize = 4;
+
+/// Tables left remembered, to ignore their late states (the oldest goes
+/// first).
+const LEFT_KEPT: usize = 8;
+
+/// A key that acts only when pressed twice in a row during a round in
+/// play at a seat of mine: its first press arms it and says what the
+/// second one does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Armed {
+    /// `q`: quit (the seat waits a while, then the round is lost).
+    Quit,
+    /// `f`: forfeit the round.
+    Forfeit,
+    /// `Esc` (or `L`): leave the table, which forfeits the round.
+    Leave,
+}
+
+impl Armed {
+    /// What the second press does, said after the first.
+    const fn prompt(self) -> &'static str {
+        match self {
+            Armed::Quit => {
+                "Press q again to quit: your seat waits a while for you to come back, then \
+                 the round is lost"
+            }
+            Armed::Forfeit => "Press f again to forfeit: the round is lost",
+            Armed::Leave => "Press Esc again to leave the table: the round is lost",
+        }
+    }
+}
 
 /// The online screen.
 #[derive(Debug)]
@@ -48,8 +80,21 @@ pub(crate) struct Online {
     pub(crate) starter: Starter,
     pub(crate) clock: usize,
     pub(crate) running: bool,
-    /// A first `q` during a round in play, waiting for a second.
-    quit_armed: bool,
+    /// A first `q`, `f` or `Esc` during a round in play, waiting for a
+    /// second.
+    armed: Option<Armed>,
+    /// The table asked for (a link's, or one joined or watched from the
+    /// lobby) until it shows: meanwhile no other table's state opens (the
+    /// server sends the states of seats held elsewhere too, first).
+    wanted: Option<TableId>,
+    /// Tables left: their late states (the server's last `table` event
+    /// comes after the leave) do not open them again, until asked for
+    /// again from the lobby. At most [`LEFT_KEPT`].
+    left: Vec<TableId>,
+    /// The terminal's size, as last told (`None` until then).
+    size: Option<(u16, u16)>,
+    /// Ctrl-Z was pressed: the loop suspends the game.
+    suspend: bool,
     /// Why the game ended without the player quitting.
     pub(crate) failed: Option<String>,
     /// Colours (or none, with `NO_COLOR`).
@@ -60,6 +105,7 @@ pub(crate) struct Online {
 impl Online {
     pub(crate) fn new(address: Address, asks: UnboundedSender<Ask>) -> Online {
         Online {
+            wanted: address.table().cloned(),
             address,
             name: String::new(),
             me: None,
@@ -75,15 +121,41 @@ impl Online {
             starter: Starter::Alternate,
             clock: 0,
             running: true,
-            quit_armed: false,
+            armed: None,
+            left: Vec::new(),
+            size: None,
+            suspend: false,
             failed: None,
             theme: Theme::from_env(),
             asks,
         }
     }
 
+    /// Sends `msg`, unless the connection is down: then it is dropped,
+    /// and the message says so (nothing is sent late, unseen).
     fn ask(&mut self, msg: ClientMsg) {
+        if !self.connected {
+            self.message = NOT_SENT.to_owned();
+            return;
+        }
         let _ = self.asks.send(Ask::Send(msg));
+    }
+
+    /// The terminal is now `width`×`height`.
+    pub(crate) fn resize(&mut self, width: u16, height: u16) {
+        self.size = Some((width, height));
+    }
+
+    /// Whether the terminal is too small to draw the screen: then only
+    /// quitting acts, so that nothing happens unseen.
+    pub(crate) fn too_small(&self) -> bool {
+        self.size
+            .is_some_and(|(w, h)| w < MIN_WIDTH || h < MIN_HEIGHT)
+    }
+
+    /// Whether Ctrl-Z asked to suspend the game since the last call.
+    pub(crate) fn take_suspend(&mut self) -> bool {
+        std::mem::take(&mut self.suspend)
     }
 
     fn show(&mut self, table: Option<TableId>) {
@@ -138,15 +210,21 @@ impl Online {
                 self.selected = self.selected.min(self.lobby.len().saturating_sub(1));
             }
             ServerMsg::Table { table } => {
-                let shown = self.table.as_ref().map(|t| &t.id);
-                if shown.is_none() || shown == Some(&table.id) {
-                    if self.table.is_none() {
+                match &self.table {
+                    Some(shown) if shown.id == table.id => {}
+                    Some(_) => return,
+                    None => {
+                        let unwanted = self.wanted.as_ref().is_some_and(|w| *w != table.id);
+                        if unwanted || self.left.contains(&table.id) {
+                            return;
+                        }
+                        self.wanted = None;
                         self.show(Some(table.id.clone()));
                     }
-                    self.note_arrival(&table);
-                    self.table = Some(table);
-                    self.table_at = Instant::now();
                 }
+                self.refresh_message(&table);
+                self.table = Some(table);
+                self.table_at = Instant::now();
             }
             ServerMsg::Chat {
                 table_id,
@@ -163,22 +241,43 @@ impl Online {
         }
     }
 
-    /// An opponent took the free seat of the table I wait at: says so, in
-    /// place of what was said before (the link to give, typically).
-    fn note_arrival(&mut self, new: &TableState) {
-        let was_waiting = self
-            .table
-            .as_ref()
-            .is_some_and(|t| t.id == new.id && t.status == TableStatus::Waiting);
-        if !was_waiting || new.status != TableStatus::InProgress {
+    /// A table state arrives: when it changes what the message was about
+    /// (a table opened; a move, a round's start or end, a seat taken or
+    /// left), the message goes, and so does a first `q`, `f` or `Esc`
+    /// that asked about the old state. A round starting because someone
+    /// took the free seat is said instead.
+    fn refresh_message(&mut self, new: &TableState) {
+        let old = self.table.as_ref().filter(|t| t.id == new.id);
+        let seats =
+            |t: &TableState| Player::ALL.map(|p| t.players[p].as_ref().map(|i| i.id.clone()));
+        let changed = old.is_none_or(|t| {
+            t.status != new.status
+                || t.round != new.round
+                || t.move_number != new.move_number
+                || seats(t) != seats(new)
+        });
+        if !changed {
             return;
         }
-        let Some(mine) = self.seat_at(new) else {
-            return;
-        };
-        if let Some(other) = &new.players[!mine] {
-            self.message = format!("{} joined: the round starts", other.name);
+        self.armed = None;
+        self.message = old
+            .and_then(|old| self.arrival(old, new))
+            .unwrap_or_default();
+    }
+
+    /// What to say when `new` starts the round of a table that waited in
+    /// `old` for a second player: who took the free seat (me, or the
+    /// other player), if I am seated.
+    fn arrival(&self, old: &TableState, new: &TableState) -> Option<String> {
+        if old.status != TableStatus::Waiting || new.status != TableStatus::InProgress {
+            return None;
         }
+        let mine = self.seat_at(new)?;
+        if self.seat_at(old).is_none() {
+            return Some("You joined: the round starts".to_owned());
+        }
+        let other = new.players[!mine].as_ref()?;
+        Some(format!("{} joined: the round starts", other.name))
     }
 
     /// Handles a key.
@@ -190,6 +289,19 @@ impl Online {
             && matches!(key.code, KeyCode::Char('c' | 'd'))
         {
             self.running = false;
+            return;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('z' | 'Z'))
+        {
+            self.suspend = true;
+            return;
+        }
+        if self.too_small() {
+            // Only "enlarge it, or press q": nothing may happen unseen.
+            if key.code == KeyCode::Char('q') {
+                self.running = false;
+            }
             return;
         }
         if let Some(line) = &mut self.typing {
@@ -228,6 +340,7 @@ impl Online {
             KeyCode::Enter => {
                 if let Some(t) = self.lobby.get(self.selected) {
                     let table_id = t.id.clone();
+                    self.want(&table_id);
                     self.ask(ClientMsg::JoinTable {
                         table_id,
                         seat: None,
@@ -237,6 +350,7 @@ impl Online {
             KeyCode::Char('w') => {
                 if let Some(t) = self.lobby.get(self.selected) {
                     let table_id = t.id.clone();
+                    self.want(&table_id);
                     self.ask(ClientMsg::WatchTable { table_id });
                 }
             }
@@ -253,7 +367,17 @@ impl Online {
         }
     }
 
+    /// `table` is asked for from the lobby: its states open it (even if
+    /// it was left before), and no other table's do meanwhile.
+    fn want(&mut self, table: &TableId) {
+        self.left.retain(|t| t != table);
+        self.wanted = Some(table.clone());
+    }
+
     fn create(&mut self, public: bool, bot: Option<BotLevel>) {
+        // The new table's id comes after its first state: any table
+        // (not left) opens.
+        self.wanted = None;
         let secs = CLOCKS[self.clock];
         let options = TableOptions {
             public,
@@ -280,7 +404,7 @@ impl Online {
     /// a click on a cell of the board plays it, as the cursor and Enter
     /// would.
     pub(crate) fn click(&mut self, area: Rect, x: u16, y: u16) {
-        if self.typing.is_some() {
+        if self.typing.is_some() || self.too_small() {
             return;
         }
         let Some(table) = &self.table else {
@@ -298,9 +422,7 @@ impl Online {
             return;
         };
         let id = table.id.clone();
-        if code != KeyCode::Char('q') {
-            self.quit_armed = false;
-        }
+        let armed = self.armed.take();
         if let Some(d) = input::direction(code) {
             self.cursor = d.step(self.cursor);
             return;
@@ -314,36 +436,58 @@ impl Online {
                 }
             }
             KeyCode::Char('r') => self.ask(ClientMsg::Rematch { table_id: id }),
-            KeyCode::Char('f') => self.ask(ClientMsg::Forfeit { table_id: id }),
             KeyCode::Char('m') | KeyCode::Char('/') => self.typing = Some(String::new()),
-            KeyCode::Esc | KeyCode::Char('L') => {
-                self.ask(ClientMsg::LeaveTable { table_id: id });
-                self.table = None;
-                self.chat.clear();
-                self.show(None);
-                self.message = "Back in the lobby".to_owned();
-            }
-            KeyCode::Char('q') => self.ask_quit(),
+            KeyCode::Char('f') => self.confirm_then(Armed::Forfeit, armed, id),
+            KeyCode::Esc | KeyCode::Char('L') => self.confirm_then(Armed::Leave, armed, id),
+            KeyCode::Char('q') => self.confirm_then(Armed::Quit, armed, id),
             _ => {}
         }
     }
 
-    /// Quits, but during a round in play at a seat of mine asks first
-    /// (once): the seat waits a while for me, then the round is lost.
-    fn ask_quit(&mut self) {
+    /// Forfeits, leaves table `id` or quits (`key`), once confirmed.
+    fn confirm_then(&mut self, key: Armed, armed: Option<Armed>, id: TableId) {
+        if !self.confirmed(key, armed) {
+            return;
+        }
+        match key {
+            Armed::Forfeit => self.ask(ClientMsg::Forfeit { table_id: id }),
+            Armed::Leave => self.leave(id),
+            Armed::Quit => self.running = false,
+        }
+    }
+
+    /// Whether `key`'s action goes ahead now: at once when no round of
+    /// mine is in play, else on its second press in a row (`armed` is
+    /// what the key before armed). A first press arms it and says so.
+    fn confirmed(&mut self, key: Armed, armed: Option<Armed>) -> bool {
         let at_stake = self.my_seat().is_some()
             && self
                 .table
                 .as_ref()
                 .is_some_and(|t| t.status == TableStatus::InProgress);
-        if !at_stake || self.quit_armed {
-            self.running = false;
-        } else {
-            self.quit_armed = true;
-            self.message = "Press q again to quit: your seat waits a while for you to come \
-                            back, then the round is lost"
-                .to_owned();
+        if !at_stake || armed == Some(key) {
+            return true;
         }
+        self.armed = Some(key);
+        self.message = key.prompt().to_owned();
+        false
+    }
+
+    /// Leaves table `id` for the lobby: the server is told, and the
+    /// table's later states are ignored.
+    fn leave(&mut self, id: TableId) {
+        self.ask(ClientMsg::LeaveTable {
+            table_id: id.clone(),
+        });
+        if self.left.len() >= LEFT_KEPT {
+            self.left.remove(0);
+        }
+        self.left.push(id);
+        self.wanted = None;
+        self.table = None;
+        self.chat.clear();
+        self.show(None);
+        self.message = "Back in the lobby".to_owned();
     }
 
     fn play(&mut self, table_id: TableId, cell: Square) {

@@ -19,7 +19,10 @@ use super::state::Online;
 fn online() -> (Online, mpsc::UnboundedReceiver<Ask>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let address: Address = "http://127.0.0.1:8080".parse().expect("an address");
-    (Online::new(address, tx), rx)
+    let mut o = Online::new(address, tx);
+    // Connected (no request is sent while the connection is down).
+    o.connected = true;
+    (o, rx)
 }
 
 fn press(o: &mut Online, keys: &str) {
@@ -152,7 +155,8 @@ fn at_a_table_keys_play_chat_rematch_and_leave() {
         "q and other keys are text while typing"
     );
     assert!(o.running);
-    press(&mut o, "rf");
+    // f (forfeit) asks first during a round in play: twice acts.
+    press(&mut o, "rff");
     assert_eq!(
         sent(&mut rx),
         [
@@ -164,7 +168,8 @@ fn at_a_table_keys_play_chat_rematch_and_leave() {
             }
         ]
     );
-    press(&mut o, "\u{1b}");
+    // So does Esc (leaving forfeits the round).
+    press(&mut o, "\u{1b}\u{1b}");
     assert_eq!(
         sent(&mut rx),
         [ClientMsg::LeaveTable {
@@ -403,4 +408,237 @@ fn quitting_mid_round_asks_once_and_any_other_key_takes_it_back() {
     o.news(News::Message(Box::new(ServerMsg::Table { table: over })));
     press(&mut o, "q");
     assert!(!o.running);
+}
+
+/// The state of table `id` where Ann (X) waits for an opponent.
+fn waiting(id: &str) -> TableState {
+    let mut table = state(id, "ann");
+    table.status = TableStatus::Waiting;
+    table.players.o = None;
+    table.game_id = None;
+    table.turn = None;
+    table
+}
+
+fn table_msg(o: &mut Online, table: &TableState) {
+    o.news(News::Message(Box::new(ServerMsg::Table {
+        table: table.clone(),
+    })));
+}
+
+fn welcome(o: &mut Online) {
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+    });
+}
+
+fn key_with(o: &mut Online, code: KeyCode, modifiers: KeyModifiers) {
+    o.key(KeyEvent::new(code, modifiers));
+}
+
+#[test]
+fn one_esc_leaves_for_the_lobby_and_the_tables_late_states_are_ignored() {
+    let (mut o, mut rx) = online();
+    welcome(&mut o);
+    // Watching: no round of mine at stake, so one Esc leaves.
+    let table = state("t1", "ann");
+    table_msg(&mut o, &table);
+    press(&mut o, "\u{1b}");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::LeaveTable {
+            table_id: "t1".into()
+        }]
+    );
+    assert!(o.table.is_none());
+    // The server's last state of the table comes after the leave.
+    let mut late = table.clone();
+    late.spectators = 0;
+    table_msg(&mut o, &late);
+    assert!(o.table.is_none(), "the left table does not open again");
+    assert_eq!(o.message, "Back in the lobby");
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("Open tables"), "{screen}");
+    assert!(!screen.contains("watching ·"), "{screen}");
+    // Asked for again from the lobby, it shows.
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![lobby_entry("t1")],
+    })));
+    press(&mut o, "w");
+    table_msg(&mut o, &late);
+    assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("t1"));
+}
+
+#[test]
+fn a_link_shows_its_table_even_when_another_seats_state_comes_first() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let address: Address = "http://127.0.0.1:8080/t/link1".parse().expect("a link");
+    let mut o = Online::new(address, tx);
+    welcome(&mut o);
+    // The welcome re-attaches my seat at an older table first.
+    table_msg(&mut o, &state("old", "me"));
+    assert!(o.table.is_none(), "not the linked table");
+    table_msg(&mut o, &state("link1", "me"));
+    assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("link1"));
+    table_msg(&mut o, &state("old", "me"));
+    assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("link1"));
+}
+
+#[test]
+fn forfeit_and_leave_mid_round_ask_once() {
+    let (mut o, mut rx) = seated(".........", &[]);
+    press(&mut o, "f");
+    assert!(sent(&mut rx).is_empty(), "a round in play: asked first");
+    assert!(o.message.contains("f again"), "{}", o.message);
+    press(&mut o, "hf");
+    assert!(
+        sent(&mut rx).is_empty(),
+        "another key took the first f back"
+    );
+    press(&mut o, "f");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::Forfeit {
+            table_id: "t1".into()
+        }]
+    );
+
+    let (mut o, mut rx) = seated(".........", &[]);
+    press(&mut o, "\u{1b}");
+    assert!(sent(&mut rx).is_empty());
+    assert!(o.table.is_some(), "still at the table");
+    assert!(o.message.contains("Esc again"), "{}", o.message);
+    press(&mut o, "\u{1b}");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::LeaveTable {
+            table_id: "t1".into()
+        }]
+    );
+    assert!(o.table.is_none());
+
+    // A finished round: f and Esc act at once.
+    let (mut o, mut rx) = seated("XXXOO....", &[]);
+    let mut over = o.table.clone().expect("a table");
+    over.status = TableStatus::RoundOver;
+    table_msg(&mut o, &over);
+    press(&mut o, "\u{1b}");
+    assert_eq!(sent(&mut rx).len(), 1);
+    assert!(o.table.is_none());
+}
+
+#[test]
+fn ctrl_z_suspends_online_and_does_not_quit() {
+    let (mut o, _rx) = seated(".........", &[]);
+    key_with(&mut o, KeyCode::Char('z'), KeyModifiers::CONTROL);
+    assert!(o.running);
+    assert!(o.take_suspend(), "the loop is asked to suspend");
+    assert!(!o.take_suspend(), "once");
+    // While typing a chat line too.
+    press(&mut o, "m");
+    key_with(&mut o, KeyCode::Char('z'), KeyModifiers::CONTROL);
+    assert!(o.take_suspend());
+}
+
+#[test]
+fn stale_messages_go_when_the_table_changes() {
+    // A refusal goes once the opponent has moved.
+    let (mut o, _rx) = seated(".........", &[]);
+    let mut table = o.table.clone().expect("a table");
+    o.news(News::Refused("Not your turn".into()));
+    table.board = "X........".into();
+    table.moves = vec![Square::A1];
+    table.move_number = 1;
+    table.turn = Some(Player::O);
+    table_msg(&mut o, &table);
+    assert_eq!(o.message, "", "after a move");
+
+    // "Bob joined" goes once the round is over.
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut mine = state("t1", "me");
+    mine.status = TableStatus::Waiting;
+    mine.players.o = None;
+    table_msg(&mut o, &mine);
+    let mut playing = state("t1", "me");
+    table_msg(&mut o, &playing);
+    assert_eq!(o.message, "Bob joined: the round starts");
+    playing.status = TableStatus::RoundOver;
+    playing.turn = None;
+    table_msg(&mut o, &playing);
+    assert_eq!(o.message, "");
+
+    // A lobby refusal goes once a table opens.
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![lobby_entry("t1")],
+    })));
+    press(&mut o, "\n");
+    o.news(News::Refused("Both seats are taken".into()));
+    press(&mut o, "w");
+    table_msg(&mut o, &state("t1", "ann"));
+    assert!(!o.message.contains("Both seats"), "{}", o.message);
+}
+
+#[test]
+fn taking_the_free_seat_myself_is_not_said_as_the_others_arrival() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &waiting("t1"));
+    press(&mut o, "\n");
+    let mut taken = state("t1", "ann");
+    taken.players.o = state("t1", "me").players.x;
+    table_msg(&mut o, &taken);
+    assert_eq!(o.my_seat(), Some(Player::O));
+    assert!(!o.message.contains("Ann joined"), "{}", o.message);
+    assert_eq!(o.message, "You joined: the round starts");
+}
+
+#[test]
+fn the_opponents_away_countdown_ticks() {
+    let (mut o, _rx) = seated(".........", &[]);
+    let mut table = o.table.clone().expect("a table");
+    if let Some(bob) = table.players.o.as_mut() {
+        bob.connected = false;
+        bob.grace_left_ms = Some(60_000);
+    }
+    table_msg(&mut o, &table);
+    let (_, screen) = draw(&o, 110, 30);
+    assert!(screen.contains("away: 60 s"), "{screen}");
+    o.table_at -= std::time::Duration::from_secs(5);
+    let (_, screen) = draw(&o, 110, 30);
+    assert!(screen.contains("away: 55 s"), "{screen}");
+}
+
+#[test]
+fn a_terminal_too_small_says_so_and_board_keys_do_nothing() {
+    let (mut o, mut rx) = seated(".........", &[]);
+    o.resize(40, 12);
+    let (_, screen) = draw(&o, 40, 12);
+    assert!(screen.contains("Terminal too small"), "{screen}");
+    assert!(screen.contains("have 40×12"), "{screen}");
+    press(&mut o, "5f\u{1b}");
+    assert!(sent(&mut rx).is_empty(), "nothing happens unseen");
+    assert!(o.table.is_some());
+    o.resize(80, 24);
+    press(&mut o, "5");
+    assert_eq!(sent(&mut rx).len(), 1);
+    o.resize(40, 12);
+    press(&mut o, "q");
+    assert!(!o.running);
+}
+
+#[test]
+fn a_move_while_disconnected_says_it_was_not_sent() {
+    let (mut o, mut rx) = seated(".........", &[]);
+    o.news(News::Reconnecting("the connection dropped".into()));
+    press(&mut o, "5");
+    assert!(sent(&mut rx).is_empty());
+    assert!(
+        o.message.starts_with("Not sent: not connected"),
+        "{}",
+        o.message
+    );
 }

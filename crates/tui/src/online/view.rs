@@ -10,8 +10,10 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::state::{Online, has_free_seat};
+use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 use crate::text::truncate;
 use crate::ui::board::{CellView, Size, cell_rect, render_board};
+use crate::ui::render_too_small;
 
 /// Columns kept for the players, status and chat beside the board.
 const INFO_WIDTH: u16 = 36;
@@ -22,6 +24,10 @@ const FOOTER_MAX: u16 = 4;
 
 impl Widget for &Online {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            render_too_small(area, buf, self.theme);
+            return;
+        }
         let Some(table) = &self.table else {
             let mut lines = vec![title(self, area.width), Line::default()];
             lobby(self, &mut lines);
@@ -249,16 +255,20 @@ fn lobby(o: &Online, lines: &mut Vec<Line<'static>>) {
     }
 }
 
-fn info(p: Option<&PlayerInfo>) -> String {
+/// A seat's line: the player's name, whether away (with the time left to
+/// come back, counted down from the state's arrival `elapsed` ms ago) and
+/// whether asking for a rematch.
+fn info(p: Option<&PlayerInfo>, elapsed: u64) -> String {
     match p {
         None => "(free seat)".to_owned(),
         Some(i) => {
             let mut text = truncate(&i.name, 24);
             if !i.connected {
                 match i.grace_left_ms {
-                    Some(ms) => {
-                        text.push_str(&format!(" (away: {} s to come back)", ms.div_ceil(1000)))
-                    }
+                    Some(ms) => text.push_str(&format!(
+                        " (away: {} s to come back)",
+                        ms.saturating_sub(elapsed).div_ceil(1000)
+                    )),
                     None => text.push_str(" (away)"),
                 }
             }
@@ -273,10 +283,11 @@ fn info(p: Option<&PlayerInfo>) -> String {
 fn game(o: &Online, t: &TableState, lines: &mut Vec<Line<'static>>) {
     let me = o.my_seat();
     let you = |p: Player| if me == Some(p) { " (you)" } else { "" };
+    let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
     for p in Player::ALL {
         lines.push(Line::from(format!(
             "{p} {}{}  {}",
-            info(t.players[p].as_ref()),
+            info(t.players[p].as_ref(), elapsed),
             you(p),
             t.scores.wins(p)
         )));

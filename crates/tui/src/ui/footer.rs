@@ -34,8 +34,8 @@ fn footer_hints(app: &App) -> Vec<KeyHint> {
             },
         ],
         (Screen::Game, Some(s)) if s.game().is_over() => vec![
+            // r does the same after a finished round: no need to list it.
             hint("Enter", "next round", 0),
-            hint("r", "replay", 3),
             hint("n", "new game", 4),
             hint("?", "keys", 1),
             hint("q", "quit", 2),

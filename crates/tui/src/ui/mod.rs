@@ -76,7 +76,9 @@ impl Widget for &App {
     }
 }
 
-fn render_too_small(area: Rect, buf: &mut Buffer, theme: Theme) {
+/// Says that the terminal is too small (below [`MIN_WIDTH`]×[`MIN_HEIGHT`]),
+/// how big it must be, and that `q` quits: offline and online alike.
+pub(crate) fn render_too_small(area: Rect, buf: &mut Buffer, theme: Theme) {
     let text = vec![
         Line::styled("Terminal too small", theme.warn()),
         Line::from(format!(
