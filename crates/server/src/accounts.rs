@@ -17,8 +17,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
-use oxo_protocol::limits::MAX_NAME_CHARS;
-
 use crate::ids::TokenHash;
 use crate::live::LiveStatus;
 use crate::store::{PlayerRow, Store};
@@ -228,52 +226,9 @@ impl Accounts {
     }
 }
 
-/// Checks a display name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no
-/// control or invisible formatting characters (bidi overrides, zero-width).
-///
-/// # Errors
-///
-/// What is wrong with it, for an `invalid_name` refusal.
-pub(crate) fn validate_name(name: &str) -> Result<Arc<str>, String> {
-    let name = name.trim();
-    let chars = name.chars().count();
-    if chars == 0 {
-        return Err("The name is empty".into());
-    }
-    if chars > MAX_NAME_CHARS {
-        return Err(format!(
-            "The name has {chars} characters; at most {MAX_NAME_CHARS} are allowed"
-        ));
-    }
-    if let Some(c) = name.chars().find(|&c| c.is_control() || is_invisible(c)) {
-        return Err(format!(
-            "The name contains the unprintable character U+{:04X}",
-            u32::from(c)
-        ));
-    }
-    Ok(Arc::from(name))
-}
-
-/// Formatting characters that would let a name hide or reorder text.
-fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{00AD}')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_checked() {
-        assert_eq!(validate_name("  Ann ").unwrap().as_ref(), "Ann");
-        assert_eq!(validate_name("Zoë 🎲").unwrap().as_ref(), "Zoë 🎲");
-        assert!(validate_name("   ").is_err());
-        assert!(validate_name(&"x".repeat(MAX_NAME_CHARS + 1)).is_err());
-        assert!(validate_name("a\u{7}b").is_err());
-        assert!(validate_name("evil\u{202E}txt").is_err());
-    }
 
     #[test]
     fn seats_in_play_are_limited() {

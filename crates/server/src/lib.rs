@@ -73,6 +73,7 @@ mod roster;
 mod state;
 mod store;
 mod table;
+mod text;
 mod transport;
 
 use std::future::Future;
