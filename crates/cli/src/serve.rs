@@ -94,6 +94,11 @@ pub(crate) struct ServeArgs {
     /// the header is never believed.
     #[arg(long = "trusted-proxy", value_name = "IP")]
     trusted_proxies: Vec<std::net::IpAddr>,
+    /// A web origin (`https://example.com`) whose pages may open
+    /// WebSockets here besides the server's own (`*`: any); repeat for
+    /// several. Other sites' pages are refused (403).
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
     /// Threads that serve connections and run the tables (the SQLite
     /// writer has a thread of its own besides). By default one per core
     /// the process may use.
@@ -198,6 +203,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,
         trusted_proxies: args.trusted_proxies.clone(),
+        allowed_origins: args.allowed_origins.clone(),
         lease_ttl: args.lease,
         bus: args.bus.clone(),
         ..Config::default()

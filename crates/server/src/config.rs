@@ -120,6 +120,14 @@ pub struct Config {
     /// client for the per-address limits. Empty (the default): the
     /// header is never believed, and the TCP peer is the client.
     pub trusted_proxies: Vec<IpAddr>,
+    /// Web origins (`https://example.com`) whose pages may open a
+    /// WebSocket here besides the server's own pages; `*`: any. A browser
+    /// names the page's origin in every WebSocket request (`Origin`), and
+    /// one from another site is refused (403), so no other site's page
+    /// can play, or spend an address's limits, in its visitors' name.
+    /// Clients that are not browsers send no `Origin` and are not
+    /// concerned.
+    pub allowed_origins: Vec<String>,
     /// Cluster (PostgreSQL) only: how long a node's lease on its tables
     /// lasts without renewal. A node that dies or stops loses its tables
     /// to the others this long after its last renewal (it renews every
@@ -176,6 +184,7 @@ impl Default for Config {
             reconnect_grace: Duration::from_secs(60),
             max_connections: 20_000,
             max_connections_per_address: 1_000,
+            allowed_origins: Vec::new(),
             rate_limit: RateLimit::new(50.0, 100),
             chat_limit: RateLimit::new(0.5, 5),
             new_players: RateLimit::new(0.5, 30),

@@ -66,6 +66,7 @@ mod lobby;
 mod local;
 mod metrics;
 mod node;
+mod origin;
 mod rate;
 mod relay;
 mod resume;

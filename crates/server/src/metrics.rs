@@ -80,6 +80,8 @@ pub(crate) struct Metrics {
     pub(crate) connections_total: AtomicU64,
     /// Upgrades refused because the server was full.
     pub(crate) connections_refused: AtomicU64,
+    /// WebSocket requests refused for coming from another site's page.
+    pub(crate) origin_refusals: AtomicU64,
     /// Plain HTTP connections dropped at the end of their lifetime with a
     /// response stuck (a client that does not read).
     pub(crate) http_expired: AtomicU64,
@@ -189,6 +191,12 @@ impl Metrics {
             "oxo_connections_refused_total",
             "WebSocket upgrades refused because the server was full.",
             &self.connections_refused,
+        );
+        counter(
+            &mut out,
+            "oxo_origin_refusals_total",
+            "WebSocket requests refused for coming from another site's page.",
+            &self.origin_refusals,
         );
         counter(
             &mut out,

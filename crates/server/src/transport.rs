@@ -40,16 +40,16 @@ use std::time::Duration;
 use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
 
 use crate::address_cap::Place;
 use crate::client::{Client, Flow};
-use crate::close;
 use crate::conn::{Outbox, encode};
 use crate::state::{AppState, Shared};
+use crate::{close, origin};
 
 mod clock;
 use clock::{Clock, Fired};
@@ -79,11 +79,25 @@ impl Drop for Slot {
 pub(crate) async fn upgrade(
     State(state): State<AppState>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
     let shared = state.shared;
     if shared.shutdown.is_cancelled() {
         return refuse_upgrade("The server is shutting down");
+    }
+    if let Err(origin) = origin::check(&headers, &shared.config.allowed_origins) {
+        shared.metrics.origin_refusals.fetch_add(1, Relaxed);
+        return (
+            StatusCode::FORBIDDEN,
+            axum::Json(oxo_protocol::ApiError {
+                error: format!(
+                    "Pages from {origin:.100} may not connect to this server (only its own \
+                     pages and those it allows with --allowed-origin)"
+                ),
+            }),
+        )
+            .into_response();
     }
     let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
     let open = shared.metrics.connections.fetch_add(1, Relaxed);

@@ -1,5 +1,6 @@
 //! Behind a reverse proxy: `X-Forwarded-For` names the client for the
-//! per-address limit on new players only when the proxy is trusted.
+//! per-address limit on new players only when the proxy is trusted; and
+//! which sites' pages may open WebSockets.
 
 use oxo_client::tungstenite::Message;
 use oxo_client::tungstenite::client::IntoClientRequest;
@@ -71,5 +72,37 @@ async fn a_trusted_proxy_names_the_client_and_others_cannot() {
     let s = server(&[]).await;
     assert_eq!(new_player(&s, Some("198.51.100.1")).await, welcome);
     assert_eq!(new_player(&s, Some("198.51.100.2")).await, limited);
+    s.stop().await;
+}
+
+/// The status of a WebSocket request sent with `Origin: origin`.
+async fn upgrade_status(server: &Server, origin: &str) -> u16 {
+    let mut request = server.ws_url().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("origin", origin.parse().unwrap());
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    match tokio_tungstenite::client_async(request, tcp).await {
+        Ok((_, response)) => response.status().as_u16(),
+        Err(oxo_client::tungstenite::Error::Http(response)) => response.status().as_u16(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[tokio::test]
+async fn another_sites_pages_may_not_open_websockets_unless_allowed() {
+    let s = Server::start().await;
+    let own = format!("http://{}", s.addr);
+    assert_eq!(upgrade_status(&s, &own).await, 101);
+    assert_eq!(upgrade_status(&s, "https://evil.example").await, 403);
+    assert_eq!(s.metric("oxo_origin_refusals_total").await, Some(1));
+    s.stop().await;
+    let s = Server::with(Config {
+        allowed_origins: vec!["https://friend.example".to_owned()],
+        ..config()
+    })
+    .await;
+    assert_eq!(upgrade_status(&s, "https://friend.example").await, 101);
+    assert_eq!(upgrade_status(&s, "https://evil.example").await, 403);
     s.stop().await;
 }
