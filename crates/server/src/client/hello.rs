@@ -38,7 +38,6 @@ impl Client {
                 Flow::Continue
             }
             _ => {
-                self.strikes += 1;
                 self.refuse(
                     req.id,
                     ClientError::new(
@@ -46,14 +45,21 @@ impl Client {
                         "Send hello first: {\"type\":\"hello\",\"version\":1}",
                     ),
                 );
-                if self.strikes >= HELLO_STRIKES {
-                    self.outbox
-                        .close(close::POLICY, "hello required as the first message");
-                    return Flow::Close;
-                }
-                Flow::Continue
+                self.strike()
             }
         }
+    }
+
+    /// A message before `hello` that is not one (refused already, as
+    /// unreadable or as `hello_required`): the third closes the connection.
+    pub(super) fn strike(&mut self) -> Flow {
+        self.strikes += 1;
+        if self.strikes >= HELLO_STRIKES {
+            self.outbox
+                .close(close::POLICY, "hello required as the first message");
+            return Flow::Close;
+        }
+        Flow::Continue
     }
 
     async fn hello(

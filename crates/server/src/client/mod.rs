@@ -194,6 +194,9 @@ impl Client {
                     peek_id(text),
                     ClientError::bad_request(format!("Invalid request: {e}")),
                 );
+                if self.conn.is_none() {
+                    return self.strike();
+                }
                 return Flow::Continue;
             }
         };

@@ -231,6 +231,16 @@ async fn hello_must_come_first() {
     let (code, reason) = c.expect_close().await;
     assert_eq!(code, 1008);
     assert!(reason.contains("hello"), "{reason}");
+    // Unreadable messages count the same.
+    let mut c = server.connect().await;
+    c.send_text("{").await;
+    c.send(json!({"type":"fly"})).await;
+    c.send(json!({"type":"ping"})).await;
+    for code in ["bad_request", "bad_request", "hello_required"] {
+        assert_eq!(c.recv().await["code"], code);
+    }
+    let (code, _) = c.expect_close().await;
+    assert_eq!(code, 1008);
     server.stop().await;
 }
 
