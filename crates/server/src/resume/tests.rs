@@ -112,7 +112,7 @@ async fn ok(client: &mut LocalClient, id: u64, mut request: Value) -> Value {
 }
 
 /// The first run on `config`: Alice and Bob play b2 at one table, Carol
-/// waits at a public one, and the server stops under them (nobody's going
+/// plays a bot at a public one, and the server stops under them (nobody's going
 /// away is stored). Returns the two tables and Bob's token.
 async fn first_run(config: Config) -> (String, String, String) {
     let state = AppState::new(config).unwrap();
@@ -140,10 +140,12 @@ async fn first_run(config: Config) -> (String, String, String) {
         json!({"type": "move", "table_id": table, "cell": "b2"}),
     )
     .await;
+    // Listed in the lobby with nobody connected (a waiting table is not).
+    let bot = json!({"seat": "X", "bot": {"level": "random"}});
     let waiting = ok(
         &mut carol,
         1,
-        json!({"type": "create_table", "options": {}}),
+        json!({"type": "create_table", "options": bot}),
     )
     .await;
     let waiting = waiting["table_id"].as_str().unwrap().to_owned();

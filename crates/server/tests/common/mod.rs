@@ -321,8 +321,10 @@ impl Client {
 
     /// The next message, frame or end, whatever it is (pings skipped).
     pub async fn recv_any(&mut self) -> Incoming {
+        // One deadline for the message, however many pings come first.
+        let until = tokio::time::Instant::now() + WAIT;
         loop {
-            let msg = tokio::time::timeout(WAIT, self.link.next_frame())
+            let msg = tokio::time::timeout_at(until, self.link.next_frame())
                 .await
                 .expect("a message in time");
             match msg {

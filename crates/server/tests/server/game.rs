@@ -447,6 +447,29 @@ async fn the_lobby_shows_tables_appear_and_fill() {
 }
 
 #[tokio::test]
+async fn a_waiting_table_whose_player_dropped_leaves_the_lobby_until_they_are_back() {
+    let server = Server::start().await;
+    let mut watcher = server.client("Lou").await;
+    watcher.ok(json!({"type":"watch_lobby"})).await;
+    let mut ann = server.client("Ann").await;
+    let table = ann.create(json!({})).await.id.to_string();
+    let listed = |l: &serde_json::Value| {
+        l["tables"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["id"] == table.as_str()))
+    };
+    while !listed(&watcher.until("lobby").await) {}
+    let token = ann.token.clone();
+    drop(ann);
+    // Nobody to play: a newcomer would wait for a player who is gone.
+    while listed(&watcher.until("lobby").await) {}
+    assert!(!server.get("/api/tables").await.1.contains(&table));
+    let (_ann, _) = server.resume(&token).await;
+    while !listed(&watcher.until("lobby").await) {}
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn moves_do_not_stir_the_lobby() {
     let server = Server::start().await;
     let mut watcher = server.client("Lou").await;

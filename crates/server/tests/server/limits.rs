@@ -199,6 +199,8 @@ async fn an_idle_connection_is_closed_and_a_live_one_kept() {
     })
     .await;
     let mut idle = server.client("Idle").await;
+    // It reads nothing, so answers no ping (they come every half timeout).
+    tokio::time::sleep(Duration::from_millis(1200)).await;
     let (code, reason) = idle.expect_close().await;
     assert_eq!((code, reason.as_str()), (1001, "idle timeout"));
     server.stop().await;

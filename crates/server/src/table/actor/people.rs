@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use oxo_core::Player;
-use oxo_protocol::{PlayerId, ServerMsg};
+use oxo_protocol::{PlayerId, ServerMsg, TableStatus};
 use tokio::time::Instant;
 
 use super::{Attached, SPECTATORS_DEBOUNCE, Table};
@@ -169,12 +169,18 @@ impl Table {
         }
     }
 
+    /// Lists the table in the lobby as it is now, or takes it out: a
+    /// public table is listed unless it is closed, or waits for an
+    /// opponent with nobody there to play them (its player's connection
+    /// dropped: listed again when they come back).
     pub(super) fn publish_lobby(&mut self) {
         self.lobby_dirty = false;
-        if !self.rules.state().options().public {
+        let state = self.rules.state();
+        if !state.options().public {
             return;
         }
-        if self.is_closed() {
+        let deserted = state.status() == TableStatus::Waiting && !state.any_human_connected();
+        if self.is_closed() || deserted {
             self.env.lobby.remove(self.id.as_str());
         } else {
             self.env

@@ -208,7 +208,7 @@ impl State {
         })
     }
 
-    pub(super) fn any_human_connected(&self) -> bool {
+    pub(crate) fn any_human_connected(&self) -> bool {
         Player::ALL
             .into_iter()
             .any(|p| self.human(p).is_some_and(|h| h.connected))
