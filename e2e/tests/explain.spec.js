@@ -116,7 +116,7 @@ test('summaries of perfect, unfinished and abandoned games', () => {
   const blunder = [...draws.slice(0, 1), ply(2, 'O', 'b1', 'blunder', 'draw', ['a1', 'c1', 'a3', 'c3'])];
   const xWins = { position: '.O..X....', turn: 'X', value: { result: 'win', plies: 5 } };
   expect(summarySentence(explained(blunder, xWins), { result: 'win', winner: 'O', reason: 'dropped' }))
-    .toBe('O lost it on move 2: b1 instead of a1, c1, a3 or c3. When X left, X was winning.');
+    .toBe('O lost it on move 2: b1 instead of a1, c1, a3 or c3. When X did not come back in time, X was winning.');
   expect(summarySentence(explained(blunder, { ...xWins, turn: 'O', value: { result: 'loss', plies: 4 } }),
     { result: 'win', winner: 'X', reason: 'forfeit' }))
     .toBe('O lost it on move 2: b1 instead of a1, c1, a3 or c3. When O forfeited, X was winning.');

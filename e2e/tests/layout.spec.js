@@ -1,7 +1,7 @@
 // Layout on phones, tablets and desktops: every label fits its button, the
 // page never scrolls sideways, the level descriptions stay readable on a
 // phone, the header lines up with the game, the home cards leave no holes,
-// and a share field shows the end of its link (the id), not its start.
+// and a share field shows its whole link, the id at its end included.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, play, startBotGame, midGameWithHints, armForfeit, loseToBot, openReplay } from '../support/game.js';
@@ -156,18 +156,22 @@ for (const width of [768, 900, 1280]) {
   });
 }
 
-/** Whether the end of an input's value is in view (its scroll position). */
+/**
+ * Whether the end of a field's value is in view (its scroll position), and
+ * whether it overflows its field (sideways, or, wrapped, downwards).
+ */
 async function endInView(input) {
   return input.evaluate((el) => {
     const rtl = getComputedStyle(el).direction === 'rtl';
     // An rtl box scrolls from its right edge: 0 is the end, negative the start.
     const atEnd = rtl ? el.scrollLeft >= -1 : el.scrollLeft >= el.scrollWidth - el.clientWidth - 1;
-    return { overflows: el.scrollWidth > el.clientWidth, atEnd };
+    const overflows = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight + 1;
+    return { overflows, atEnd };
   });
 }
 
 for (const width of [375, 1280]) {
-  test(`share fields show the end of their link at ${width} px`, async ({ page }) => {
+  test(`share fields show their whole link at ${width} px`, async ({ page }) => {
     await page.setViewportSize({ width, height: 800 });
 
     // The table's link, waiting for a friend.
@@ -177,7 +181,7 @@ for (const width of [375, 1280]) {
     const tableLink = page.getByRole('textbox', { name: 'Link to this table' });
     await expect(tableLink).toBeVisible();
     await expect(tableLink).toHaveValue(page.url());
-    expect(await endInView(tableLink)).toMatchObject({ atEnd: true });
+    expect(await endInView(tableLink)).toMatchObject({ overflows: false, atEnd: true });
 
     // A replay's link.
     await page.goto('/');
@@ -188,7 +192,8 @@ for (const width of [375, 1280]) {
     const replayLink = page.getByRole('textbox', { name: 'Link to this replay' });
     const gameId = new URL(page.url()).pathname.split('/').pop();
     await expect(replayLink).toHaveValue(new RegExp(`/games/${gameId}$`));
-    expect(await endInView(replayLink)).toMatchObject({ overflows: true, atEnd: true });
+    // Wrapped, the whole link is in view: its start and its end (the id).
+    expect(await endInView(replayLink)).toMatchObject({ overflows: false, atEnd: true });
   });
 }
 

@@ -75,3 +75,45 @@ for (const [label, { size, schemes }] of Object.entries(VIEWPORTS)) {
     });
   }
 }
+
+// The screens of an opponent who left (the player left behind, and a
+// spectator offered the seat) and of a dropped network, on a desktop and a
+// phone, light and dark.
+for (const [label, size] of [['desktop', VIEWPORTS.desktop.size], ['mobile', VIEWPORTS.mobile.size]]) {
+  for (const scheme of ['light', 'dark']) {
+    test(`screenshots: opponent left and offline, ${label}, ${scheme}`, async ({ page, context, player }) => {
+      const pages = [page];
+      const shoot = (p, name) => p.screenshot({ path: artifact(`${name}-${label}-${scheme}.png`), fullPage: true, animations: 'disabled' });
+      await page.setViewportSize(size);
+      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+      await page.goto('/');
+      await page.getByRole('button', { name: 'Create a table' }).click();
+      await expect(page).toHaveURL(/\/t\/[^/]+$/);
+      const ann = await player('Ann');
+      await ann.goto(page.url());
+      const fay = await player('Fay', { viewport: size, colorScheme: scheme, reducedMotion: 'reduce' });
+      pages.push(fay);
+      await fay.goto(`${page.url()}?watch`);
+      await play(page, 'b2', 'X');
+      await play(ann, 'a1', 'O');
+      await ann.locator('#leave').click();
+      await ann.getByRole('button', { name: 'Leave and forfeit?' }).click();
+      await expect(status(page)).toHaveText('You win — Ann left the table');
+      await expect(status(fay)).toHaveText('Alice wins — Ann left the table');
+      for (const p of pages) await p.mouse.move(0, 0);
+      await shoot(page, 'opponent-left');
+      await shoot(fay, 'opponent-left-spectator');
+
+      // Offline in the middle of a game.
+      await fay.getByRole('button', { name: 'Take the seat' }).click();
+      await expect(status(page)).toHaveText(/^(Your turn \(.\)|Waiting for Fay…)$/);
+      if ((await status(page).textContent()).startsWith('Waiting')) await play(fay, 'a1', 'O');
+      await expect(status(page)).toHaveText(/^Your turn/);
+      await context.setOffline(true);
+      await expect(page.locator('#conn')).toBeVisible();
+      await shoot(page, 'offline');
+      await context.setOffline(false);
+      await expect(page.locator('#conn')).toBeHidden({ timeout: 15_000 });
+    });
+  }
+}

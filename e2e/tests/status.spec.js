@@ -4,6 +4,7 @@
 
 import { test, expect } from '@playwright/test';
 import { view, describe, outcomeText } from '../../web/js/status.js';
+import { listedOutcome } from '../../web/js/outcome.js';
 
 const alice = { id: 'a', name: 'Alice', connected: true, wants_rematch: false };
 const bob = { id: 'b', name: 'Bob', connected: true, wants_rematch: false };
@@ -41,7 +42,10 @@ test('outcomes with their reasons', () => {
   expect(outcomeText(view(over(), ['X']), win('X', 'line'))).toBe('You win');
   expect(outcomeText(view(over(), ['O']), win('X', 'line'))).toBe('Alice wins');
   expect(outcomeText(view(over(), ['X']), win('O', 'timeout'))).toBe('Bob wins — you ran out of time');
-  expect(outcomeText(view(over(), []), win('X', 'dropped'))).toBe('Alice wins — Bob left');
+  // A drop is a lost connection that did not come back, not a choice to leave.
+  expect(outcomeText(view(over(), []), win('X', 'dropped'))).toBe('Alice wins — Bob did not come back in time');
+  expect(outcomeText(view(over(), ['X']), win('X', 'dropped'))).toBe('You win — Bob did not come back in time');
+  expect(outcomeText(view(over(), ['X']), win('O', 'dropped'))).toBe('Bob wins — you did not come back in time');
   expect(outcomeText(view(over(), ['O']), { result: 'draw' })).toBe('Draw');
   const t = over(win('O', 'forfeit'));
   expect(describe(view(t, ['O']))).toEqual(['You win — Alice forfeited', '']);
@@ -54,4 +58,25 @@ test('rematch requests', () => {
   expect(describe(view(over(wants(alice), bob), ['O']))).toEqual(['Draw', 'Alice wants a rematch']);
   expect(describe(view(over(wants(alice), wants(bob)), []))).toEqual(['Draw', 'Alice and Bob want a rematch']);
   expect(describe(view(over(alice, { ...bob, connected: false }), ['X']))).toEqual(['Draw', 'Bob is offline']);
+});
+
+test('a bot never says it wants a rematch', () => {
+  const bot = { id: 'bot-perfect', name: 'Impossible', bot: 'perfect', connected: true, wants_rematch: true };
+  const over = table({ status: 'round_over', turn: undefined, outcome: { result: 'draw' }, players: { x: alice, o: bot } });
+  expect(describe(view(over, ['X']))).toEqual(['Draw', '']);
+  expect(describe(view(over, []))).toEqual(['Draw', '']);
+});
+
+test('the lists say a drop was a lost connection', () => {
+  const names = { x: 'Tess', o: 'Uma' };
+  expect(listedOutcome({ result: 'win', winner: 'X', reason: 'dropped' }, names)).toBe('Tess won (Uma disconnected)');
+  expect(listedOutcome({ result: 'win', winner: 'O', reason: 'forfeit' }, names)).toBe('Uma won (forfeit)');
+});
+
+test('a table waiting with one seat taken', () => {
+  const waiting = (x, o) => table({ status: 'waiting', turn: undefined, players: { x, o } });
+  expect(describe(view(waiting(alice, null), ['X']))).toEqual(['Waiting for an opponent…', '']);
+  expect(describe(view(waiting(alice, null), []))).toEqual(['Alice is waiting for an opponent', '']);
+  expect(describe(view(waiting(null, bob), []))).toEqual(['Bob is waiting for an opponent', '']);
+  expect(describe(view(waiting(null, null), []))).toEqual(['Waiting for players…', '']);
 });

@@ -92,7 +92,8 @@ export function confirmable(button, { label, confirmLabel, needsConfirm, action 
 }
 
 /**
- * A link to share, in a read-only field that selects itself, with a button
+ * A link to share, in a read-only field that selects itself and wraps the
+ * link to show it whole, with a button
  * that copies it and says whether that worked.
  * @param {{ path: string, label: string, copy: string, kind: string }} options
  *   `path` on this site ("/t/abc"), `label` names the field, `copy` is the
@@ -100,14 +101,17 @@ export function confirmable(button, { label, confirmLabel, needsConfirm, action 
  * @returns {HTMLDivElement} the `.share-row`
  */
 export function shareLink({ path, label, copy, kind }) {
-  const input = /** @type {HTMLInputElement} */ (h('input.share-input', {
-    type: 'text',
+  // A read-only text area, not a one-line field: a link is longer than a
+  // phone is wide, and wrapped it reads whole, from "https" to the id.
+  const input = /** @type {HTMLTextAreaElement} */ (h('textarea.share-input', {
     readonly: true,
-    value: `${window.location.origin}${path}`,
+    rows: 1,
+    spellcheck: 'false',
     'aria-label': label,
     /** @param {FocusEvent} ev */
-    onfocus: (ev) => /** @type {HTMLInputElement} */ (ev.target).select(),
+    onfocus: (ev) => /** @type {HTMLTextAreaElement} */ (ev.target).select(),
   }));
+  input.value = `${window.location.origin}${path}`;
   const button = h(`button.btn.${kind}.btn-small`, {
     type: 'button',
     onclick: async () => {

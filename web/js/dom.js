@@ -170,7 +170,7 @@ export function ago(ms) {
 /**
  * Copies text to the clipboard; resolves to whether it worked.
  * @param {string} text
- * @param {HTMLInputElement} [fallbackInput] a field holding `text`, copied the old way
+ * @param {HTMLInputElement | HTMLTextAreaElement} [fallbackInput] a field holding `text`, copied the old way
  * @returns {Promise<boolean>}
  */
 export async function copyText(text, fallbackInput) {

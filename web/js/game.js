@@ -21,7 +21,7 @@ import { Board, markSvg } from './board.js';
 import { navigate } from './router.js';
 import { mySeats, forget } from './session.js';
 import { SQUARES, parseBoard, index, outcomeCells, other, bySeat, winnerOf } from './notation.js';
-import { view, describe, outcomeText } from './status.js';
+import { view, describe, outcomeText, departureText } from './status.js';
 import { LEVELS, SIDES, botChoice, createBotTable, rememberBot } from './botgame.js';
 import { explainGame, annotateMoves } from './explain.js';
 
@@ -65,6 +65,20 @@ export function mountGame(main, { tableId, watch }) {
   let hintsKey = '';
   let lastStatus = '';
   let chatCount = 0;
+  /**
+   * The opponent who last left the table, while it waits for a new one:
+   * who, from which seat, and the round they left (its moves, for the move
+   * list). `won`: the seat that won by their leaving a round in play.
+   * @type {import('./status.js').Departure | null}
+   */
+  let departure = null;
+  /**
+   * The move last sent and not yet settled. `checking`: its answer never
+   * came (the connection dropped or hung): it may have landed, and the next
+   * state after the reconnect tells.
+   * @type {{ cell: string, gameId: string | null | undefined, ply: number, checking: boolean } | null}
+   */
+  let inflight = null;
 
   const board = new Board({ onPlay: play, label: 'Game board' });
 
@@ -113,6 +127,8 @@ export function mountGame(main, { tableId, watch }) {
   const replayLink = /** @type {HTMLAnchorElement} */ (h('a.btn.btn-small.btn-ghost', { 'data-link': true, hidden: true, id: 'replay-link' }, 'Open replay'));
   const chatLog = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages' },
     h('li.empty', {}, 'No messages yet.'));
+  // Said under the box when a message is not sent (a blank one).
+  const chatHint = h('p.chat-hint', { id: 'chat-hint', hidden: true, role: 'status' });
   const chatInput = /** @type {HTMLInputElement} */ (h('input.chat-input', {
     type: 'text',
     maxlength: MAX_CHAT_CHARS,
@@ -120,10 +136,20 @@ export function mountGame(main, { tableId, watch }) {
     'aria-label': 'Chat message',
     autocomplete: 'off',
   }));
+  chatInput.addEventListener('input', () => { chatHint.hidden = true; });
   const chatForm = h('form.chat-form', { onsubmit: sendChat },
     chatInput,
     h('button.btn.btn-secondary.btn-small', { type: 'submit' }, 'Send'),
   );
+  // Pass and play is one screen: a chat there has nobody to talk to.
+  const chatPanel = h('section.panel.chat', { 'aria-labelledby': 'h-chat' },
+    h('h2', { id: 'h-chat' }, 'Chat'),
+    chatLog,
+    chatForm,
+    chatHint,
+  );
+  // A spectator at a table with a free seat takes it here.
+  const takeSeatButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-primary', { type: 'button', id: 'take-seat', hidden: true, onclick: takeSeat }, 'Take the seat'));
 
   const keysHelp = h('p.keys-help', {}, '');
 
@@ -165,7 +191,7 @@ export function mountGame(main, { tableId, watch }) {
       h('div.status-box', {}, statusEl, subEl),
       shareEl,
       board.el,
-      h('div.controls', {}, rematchButton, forfeitButton, leaveButton, hintsEl),
+      h('div.controls', {}, takeSeatButton, rematchButton, forfeitButton, leaveButton, hintsEl),
       nextEl,
       keysHelp,
     ),
@@ -174,11 +200,7 @@ export function mountGame(main, { tableId, watch }) {
         h('div.panel-head', {}, h('h2', { id: 'h-moves' }, 'Moves'), replayLink),
         movesEl,
       ),
-      h('section.panel.chat', { 'aria-labelledby': 'h-chat' },
-        h('h2', { id: 'h-chat' }, 'Chat'),
-        chatLog,
-        chatForm,
-      ),
+      chatPanel,
     ),
   );
   main.append(layout);
@@ -228,7 +250,7 @@ export function mountGame(main, { tableId, watch }) {
         }
       }
     } catch (err) {
-      if (err.code === 'no_such_table') showMissing(err.message);
+      if (err.code === 'no_such_table') showMissing();
       else if (err.code !== 'timeout') toast(err.message);
     }
   }
@@ -264,7 +286,55 @@ export function mountGame(main, { tableId, watch }) {
     /** @type {TableMsg} */
     const move = { type: 'move', cell: SQUARES[i] };
     if (table?.game_id) move.game_id = table.game_id;
-    request(move).catch((err) => toast(err.message));
+    const sent = { cell: SQUARES[i], gameId: table?.game_id, ply: table?.moves.length ?? 0, checking: false };
+    inflight = sent;
+    request(move).then(() => {
+      if (inflight !== sent) return;
+      inflight = null;
+      if (table) renderStatus();
+    }).catch((err) => {
+      if (inflight !== sent) return;
+      if (err.code === 'timeout' || err.code === 'disconnected') {
+        // No answer is not a refusal: the move may have landed. The state
+        // after the reconnect settles it (settleMove).
+        sent.checking = true;
+        if (table) renderStatus();
+        return;
+      }
+      inflight = null;
+      if (table) renderStatus();
+      toast(err.message);
+    });
+  }
+
+  /**
+   * Once a state arrives over a live connection, tells what became of a
+   * move whose answer never came.
+   * @param {TableState} t
+   */
+  function settleMove(t) {
+    if (!inflight?.checking || conn.status !== 'online') return;
+    const { cell, gameId, ply } = inflight;
+    inflight = null;
+    if (t.game_id === gameId && t.moves[ply] === cell) {
+      announce(`Your move ${cell} was played.`);
+    } else if (t.game_id === gameId && t.status === 'in_progress') {
+      toast(`Your move ${cell} did not reach the server. Please play it again.`, { kind: 'info', ms: 5000 });
+    } else {
+      toast(`Your move ${cell} did not reach the server before the round ended.`, { kind: 'info', ms: 5000 });
+    }
+  }
+
+  async function takeSeat() {
+    takeSeatButton.disabled = true;
+    try {
+      await request({ type: 'join_table' });
+      role = 'player';
+    } catch (err) {
+      toast(err.message);
+    } finally {
+      takeSeatButton.disabled = false;
+    }
   }
 
   async function newGame() {
@@ -313,7 +383,13 @@ export function mountGame(main, { tableId, watch }) {
   async function sendChat(ev) {
     ev.preventDefault();
     const text = chatInput.value.trim();
-    if (!text) return;
+    if (!text) {
+      chatInput.value = '';
+      chatHint.textContent = 'Empty messages are not sent.';
+      chatHint.hidden = false;
+      return;
+    }
+    chatHint.hidden = true;
     try {
       await request({ type: 'chat', text });
       chatInput.value = '';
@@ -322,13 +398,13 @@ export function mountGame(main, { tableId, watch }) {
     }
   }
 
-  /** @param {string} message */
-  function showMissing(message) {
+  function showMissing() {
     gone = true;
+    document.title = 'Table not found · oxo';
     replace(main,
       h('section.card.narrow', {},
         h('h1', {}, 'Table not found'),
-        h('p', {}, message || 'This table does not exist or has closed.'),
+        h('p', {}, 'This table does not exist, or it has closed: a table closes once its players have left.'),
         h('a.btn.btn-primary', { href: '/', 'data-link': true }, 'Go to the home page'),
       ),
     );
@@ -364,9 +440,13 @@ export function mountGame(main, { tableId, watch }) {
   }
 
   function renderStatus() {
-    const [line, described] = describe(currentView());
+    const v = currentView();
+    const [line, described] = departure && table?.status === 'waiting' ? departureText(v, departure) : describe(v);
     const offline = conn.status !== 'online' && table?.status === 'in_progress' && mySeats(table).length > 0;
-    const sub = offline ? 'Offline: reconnecting… Moves can be played again once back online.' : described;
+    const checking = inflight && (inflight.checking || conn.status !== 'online');
+    const sub = checking
+      ? 'No answer from the server — checking…'
+      : offline ? 'Offline: reconnecting… Moves can be played again once back online.' : described;
     statusEl.textContent = line;
     subEl.textContent = sub;
     subEl.hidden = !sub;
@@ -415,8 +495,11 @@ export function mountGame(main, { tableId, watch }) {
   function renderBoard(animate = true) {
     if (!table) return;
     const seats = mySeats(table);
-    const cells = parseBoard(table.board);
-    const last = table.moves.length ? index(table.moves[table.moves.length - 1]) : -1;
+    // A table waiting for a player plays no round: its board is empty, even
+    // when it still holds the round an opponent left.
+    const waiting = table.status === 'waiting';
+    const cells = parseBoard(waiting ? '.........' : table.board);
+    const last = table.moves.length && !waiting ? index(table.moves[table.moves.length - 1]) : -1;
     const myTurn = canMove();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
     hintsEl.hidden = !(vsBot && seats.length > 0);
@@ -452,20 +535,24 @@ export function mountGame(main, { tableId, watch }) {
 
   function renderMoves() {
     const table = current();
-    let player = table.first;
-    const items = table.moves.map((sq, i) => {
+    // Waiting after an opponent left: the round they left, and how it ended.
+    const left = table.status === 'waiting' && departure?.moves.length ? departure : null;
+    let player = left ? left.first : table.first;
+    const items = (left ? left.moves : table.status === 'waiting' ? [] : table.moves).map((sq, i, moves) => {
       const li = h('li.move', { dataset: { player } },
         h('span.move-n', {}, `${i + 1}.`),
         markSvg(player, 'mini'),
         h('span.move-sq', {}, sq),
       );
       li.setAttribute('aria-label', `${i + 1}. ${player} ${sq}`);
-      if (i === table.moves.length - 1) li.classList.add('is-last');
+      if (i === moves.length - 1) li.classList.add('is-last');
       player = other(player);
       return li;
     });
     if (table.status === 'round_over' && table.outcome) {
       items.push(h('li.move.move-end', {}, outcomeText(currentView(), table.outcome)));
+    } else if (left) {
+      items.push(h('li.move.move-end', {}, departureText(currentView(), left)[0]));
     }
     if (!items.length) items.push(h('li.empty', {}, table.status === 'waiting' ? 'The game starts when both seats are taken.' : 'No moves yet.'));
     replace(movesEl, items);
@@ -478,8 +565,9 @@ export function mountGame(main, { tableId, watch }) {
         if (table === shown) annotateMoves(movesEl, e);
       }).catch(() => {});
     }
-    if (table.game_id && table.status === 'round_over') {
-      replayLink.href = `/games/${encodeURIComponent(table.game_id)}`;
+    const replayOf = table.status === 'round_over' ? table.game_id : left?.gameId;
+    if (replayOf) {
+      replayLink.href = `/games/${encodeURIComponent(replayOf)}`;
       replayLink.hidden = false;
     } else {
       replayLink.hidden = true;
@@ -502,6 +590,9 @@ export function mountGame(main, { tableId, watch }) {
     else resetLeave();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
     shareEl.hidden = !(seated && table.status === 'waiting' && !vsBot && !isPass());
+    const free = !seatInfo('X') || !seatInfo('O');
+    takeSeatButton.hidden = !(!seated && table.status === 'waiting' && free && !vsBot && !isPass());
+    chatPanel.hidden = isPass();
     nextEl.hidden = !(seated && vsBot);
     if (table.status !== 'in_progress') resetNewGame();
     document.body.classList.toggle('is-spectator', !seated);
@@ -528,11 +619,51 @@ export function mountGame(main, { tableId, watch }) {
     return parts.join(' ');
   }
 
+  /**
+   * Who left between state `before` and `t`, if a seat was given up and
+   * the table now waits for a new player.
+   * @param {TableState | null} before
+   * @param {TableState} t
+   * @returns {import('./status.js').Departure | null}
+   */
+  function departed(before, t) {
+    if (!before || t.status !== 'waiting' || before.status === 'waiting' || before.status === 'closed') return null;
+    for (const seat of /** @type {Player[]} */ (['X', 'O'])) {
+      const was = bySeat(before.players, seat);
+      const now = bySeat(t.players, seat);
+      if (!was || (now && now.id === was.id)) continue;
+      const stays = other(seat);
+      // Leaving a round in play forfeits it; a finished round keeps its result.
+      const won = before.status === 'in_progress' && bySeat(t.players, stays) ? stays : null;
+      return {
+        name: was.name,
+        seat,
+        won,
+        winnerName: won ? bySeat(t.players, won)?.name ?? won : null,
+        first: before.first,
+        moves: before.moves,
+        gameId: before.game_id,
+      };
+    }
+    return null;
+  }
+
   /** @param {import('./protocol.js').ServerMsgTable} msg */
   function onTable({ table: t }) {
     if (t.id !== tableId || gone) return;
+    if (chatCount === 0 && !table) {
+      // The protocol keeps no chat: after a reload (or coming back to a
+      // table where things happened) say so, rather than "No messages yet".
+      if (t.moves.length > 0 || t.round > 1 || t.status === 'round_over') {
+        replace(chatLog, h('li.empty', {}, 'Earlier messages are not kept: only those sent while this page is open show here.'));
+      }
+    }
+    const left = departed(table, t);
+    if (left) departure = left;
+    else if (t.status !== 'waiting') departure = null;
     prev = table;
     table = t;
+    settleMove(t);
     receivedAt = Date.now();
     if (mySeats(t).length) role = 'player';
     const jump = !prev || prev.round !== t.round;

@@ -126,6 +126,9 @@ conn.on('welcome', showName);
 conn.on('closing', () => toast('The server is restarting; reconnecting…', { kind: 'info' }));
 conn.on('error', (msg) => toast(msg.message));
 window.addEventListener('online', () => conn.nudge());
+// The browser lost its network: the socket may never say so (no `close`
+// comes while nothing can be sent), so it is given up at once.
+window.addEventListener('offline', () => conn.drop());
 
 if (!store.name()) store.setName(store.randomName());
 showName();

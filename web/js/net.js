@@ -12,6 +12,11 @@
 //   move twice. A request refused `table_moving` (in a cluster, its table
 //   is changing node; nothing was applied) is sent again every half second
 //   until it is answered otherwise or times out.
+// - A dead network may never close the socket: when the browser goes
+//   offline (`drop()`, from main.js), or a ping or a request gets no
+//   answer in time, the socket is given up at once (status `offline`) and
+//   a new one is tried with backoff; none while the browser says it is
+//   offline (its `online` event `nudge()`s).
 // - Events (`table`, `chat`, `lobby`, `closing`) and connection changes
 //   (`status`, `welcome`) reach listeners registered with `on(type, fn)`.
 //
@@ -60,6 +65,7 @@ import { PROTOCOL_VERSION } from './limits.js';
  * @property {(err: ServerError) => void} reject
  * @property {ReturnType<typeof setTimeout>} timer
  * @property {boolean} sent whether it went out on a socket
+ * @property {WebSocket | null} socket the socket it last went out on
  */
 
 const REQUEST_TIMEOUT_MS = 20000;
@@ -121,6 +127,8 @@ export class Connection extends Emitter {
     /** @type {number | null} the id of the `hello` awaiting its `welcome` */
     this.helloId = null;
     this.stopped = false;
+    /** when the current socket last said anything (ms since the epoch) */
+    this.lastHeard = 0;
   }
 
   /** @param {Status} status */
@@ -143,6 +151,13 @@ export class Connection extends Emitter {
   connect() {
     clearTimeout(this.reconnectTimer);
     if (this.stopped) return;
+    // The browser knows it has no network: trying would only fail (and log
+    // an error). Check again later; the `online` event nudges us sooner.
+    if (navigator.onLine === false) {
+      this.setStatus('offline');
+      this.scheduleReconnect();
+      return;
+    }
     let ws;
     try {
       ws = new WebSocket(this.url());
@@ -176,6 +191,7 @@ export class Connection extends Emitter {
    */
   onMessage(ws, ev) {
     if (ws !== this.ws) return;
+    this.lastHeard = Date.now();
     /** @type {ServerMsg} */
     let msg;
     try {
@@ -237,6 +253,7 @@ export class Connection extends Emitter {
       const p = this.pending.get(id);
       if (p) {
         p.sent = true;
+        p.socket = this.ws;
         this.transmit(id, p.msg);
       }
     }
@@ -260,10 +277,34 @@ export class Connection extends Emitter {
     ws.close();
   }
 
+  /**
+   * Gives up on the current socket at once, as if it had closed: the
+   * browser went offline, or a ping or a request got no answer. A dead
+   * network may never deliver the socket's `close` event, so nobody waits
+   * for it; the socket is closed for good measure, and what it still says
+   * is ignored.
+   */
+  drop() {
+    const ws = this.ws;
+    if (!ws) {
+      if (this.status !== 'online') return;
+      this.setStatus('offline');
+      this.scheduleReconnect();
+      return;
+    }
+    this.onClose(ws);
+    try {
+      ws.close();
+    } catch {
+      // Closing a dead socket may throw in some browsers: it is gone anyway.
+    }
+  }
+
   /** @param {WebSocket} ws */
   onClose(ws) {
     if (ws !== this.ws) return;
     this.ws = null;
+    this.helloId = null;
     this.stopPing();
     for (const [id, p] of this.pending) {
       if (!p.sent || RETRY_SAFE.has(p.msg.type)) continue;
@@ -284,7 +325,8 @@ export class Connection extends Emitter {
   /** Reconnects now (e.g. when the browser says it is back online). */
   nudge() {
     if (this.status === 'online' || this.stopped) return;
-    if (this.ws && this.ws.readyState === WebSocket.CONNECTING) return;
+    // A socket on its way (opening, or its `hello` out) is left to finish.
+    if (this.ws) return;
     this.attempt = 0;
     this.connect();
   }
@@ -297,8 +339,9 @@ export class Connection extends Emitter {
       this.request({ type: 'ping' }).catch(() => {});
       clearTimeout(this.pongTimer);
       this.pongTimer = setTimeout(() => {
-        // No answer: the connection is dead even if the socket does not know.
-        if (ws === this.ws && ws) ws.close();
+        // No answer: the connection is dead even if the socket does not
+        // know (its `close` may not come for minutes): offline now.
+        if (ws === this.ws && ws) this.drop();
       }, PONG_WITHIN_MS);
     }, PING_EVERY_MS);
   }
@@ -353,15 +396,21 @@ export class Connection extends Emitter {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
+        const p = this.pending.get(id);
         this.pending.delete(id);
         this.waiting = this.waiting.filter((w) => w !== id);
         reject(new ServerError('timeout', 'The server did not answer. Check your connection.'));
+        // The server answers every request at once: a request sent on this
+        // socket, left unanswered, and nothing else heard from it for a
+        // while, means the socket is dead.
+        if (p?.sent && p.socket === this.ws && Date.now() - this.lastHeard > PONG_WITHIN_MS) this.drop();
       }, REQUEST_TIMEOUT_MS);
       /** @type {Pending} */
-      const p = { msg, resolve, reject, timer, sent: false };
+      const p = { msg, resolve, reject, timer, sent: false, socket: null };
       this.pending.set(id, p);
       if (this.status === 'online') {
         p.sent = true;
+        p.socket = this.ws;
         this.transmit(id, msg);
       } else {
         this.waiting.push(id);

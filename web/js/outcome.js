@@ -18,12 +18,15 @@ import { other } from './notation.js';
  */
 const REASONS = {
   forfeit: { verb: 'forfeited', tag: 'forfeit' },
-  dropped: { verb: 'left', tag: 'left' },
+  // A drop is a connection lost and not back within the grace period: the
+  // player did not choose to leave (leaving is a forfeit).
+  dropped: { verb: 'did not come back in time', tag: 'disconnected' },
   timeout: { verb: 'ran out of time', tag: 'time' },
 };
 
 /**
- * What the loser of a round did: "forfeited", "left", "ran out of time";
+ * What the loser of a round did: "forfeited", "did not come back in time",
+ * "ran out of time";
  * null for a line, a draw or no outcome.
  * @param {Outcome | null | undefined} outcome
  * @returns {string | null}
@@ -65,7 +68,8 @@ export function seatedOutcome(outcome, { seats, who, pass }) {
 
 /**
  * A recorded game's outcome for anyone: "Alice (X) wins — three in a row:
- * a1 b1 c1", "Bob (O) wins — Alice left", "Draw", "Not finished yet".
+ * a1 b1 c1", "Bob (O) wins — Alice did not come back in time", "Draw",
+ * "Not finished yet".
  * @param {Outcome | null | undefined} outcome
  * @param {{ x?: { name: string } | null, o?: { name: string } | null }} players
  */
@@ -82,8 +86,8 @@ export function recordOutcome(outcome, players) {
 }
 
 /**
- * A list entry's outcome, in brief: "Alice won", "Bob won (time)", "Draw",
- * "In progress".
+ * A list entry's outcome, in brief: "Alice won", "Bob won (time)", "Alice
+ * won (Bob disconnected)", "Draw", "In progress".
  * @param {Outcome | null | undefined} outcome
  * @param {{ x: string, o: string }} names the players' names
  */
@@ -91,6 +95,9 @@ export function listedOutcome(outcome, names) {
   if (!outcome) return 'In progress';
   if (outcome.result === 'draw') return 'Draw';
   const winner = outcome.winner === 'X' ? names.x : names.o;
-  const tag = REASONS[outcome.reason]?.tag;
+  const loser = outcome.winner === 'X' ? names.o : names.x;
+  let tag = REASONS[outcome.reason]?.tag;
+  // "disconnected" alone would read as the winner's: it names the loser.
+  if (outcome.reason === 'dropped') tag = `${loser} ${tag}`;
   return `${winner} won${tag ? ` (${tag})` : ''}`;
 }

@@ -283,8 +283,10 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     if (!alive) return;
     replace(main,
       h('section.card.narrow', {},
-        h('h1', {}, err.status === 404 ? 'Game not found' : 'Could not load the game'),
-        h('p', {}, err.message),
+        h('h1', {}, err.status === 404 || err.status === 400 ? 'Game not found' : 'Could not load the game'),
+        h('p', {}, err.status === 404 || err.status === 400
+          ? 'There is no game at this address. Check the link, or find your recent games on the home page.'
+          : 'The server could not send this game just now. Please try again in a moment.'),
         h('a.btn.btn-primary', { href: '/', 'data-link': true }, 'Go to the home page'),
       ),
     );

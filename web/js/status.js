@@ -52,7 +52,8 @@ export function describe(v) {
     case 'closed':
       return ['This table is closed.', ''];
     case 'waiting': {
-      const line = seated ? 'Waiting for an opponent…' : 'Waiting for players…';
+      const host = seatInfo('X') ?? seatInfo('O');
+      const line = seated ? 'Waiting for an opponent…' : host ? `${host.name} is waiting for an opponent` : 'Waiting for players…';
       return [line, subs.join(' · ')];
     }
     case 'in_progress': {
@@ -101,11 +102,37 @@ export function rematchText(v) {
   const mine = seats.map((s) => seatInfo(s)).filter((p) => p !== null);
   const theirs = /** @type {Player[]} */ (['X', 'O']).filter((s) => !seats.includes(s)).map((s) => seatInfo(s)).filter((p) => p !== null);
   const iWant = mine.some((p) => p.wants_rematch);
-  const theyWant = theirs.filter((p) => p.wants_rematch);
+  // A bot always wants a rematch (and gives it at once): saying so is noise.
+  const theyWant = theirs.filter((p) => p.wants_rematch && !p.bot);
   if (!seats.length) {
     return theyWant.length ? `${theyWant.map((p) => p.name).join(' and ')} want${theyWant.length > 1 ? '' : 's'} a rematch` : '';
   }
   if (iWant) return `Waiting for ${theirs.map((p) => p.name).join(' and ') || 'an opponent'} to accept the rematch…`;
   if (theyWant.length) return `${theyWant.map((p) => p.name).join(' and ')} wants a rematch`;
   return '';
+}
+
+/**
+ * An opponent who left a table that now waits for a new one: their `name`
+ * and `seat`, `won` the seat that won by their leaving a round in play
+ * (null if the round was over already) and `winnerName` its player's name;
+ * the round they left: who moved `first`, its `moves` and `gameId`.
+ * @typedef {{ name: string, seat: Player, won: Player | null, winnerName: string | null, first: Player, moves: string[], gameId: string | null | undefined }} Departure
+ */
+
+/**
+ * The status lines after an opponent left: the result their leaving gave
+ * ("You win — Ann left the table"), and who waits for whom next.
+ * @param {View} v
+ * @param {Departure} d
+ * @returns {[string, string]}
+ */
+export function departureText(v, d) {
+  const { seats, seatInfo } = v;
+  const gone = `${d.name} left the table`;
+  let line = gone;
+  if (d.won) line = `${seats.includes(d.won) ? 'You win' : `${d.winnerName} wins`} — ${gone}`;
+  const host = seatInfo('X') ?? seatInfo('O');
+  const sub = seats.length ? 'Waiting for a new opponent…' : host ? `${host.name} is waiting for an opponent` : '';
+  return [line, sub];
 }
