@@ -351,24 +351,65 @@ async fn seat_of_otto(ann: &mut Connection, table: &TableId) -> Player {
         .expect("Otto holds a seat")
 }
 
+/// Otto and Ann at a table in play on a server of its own, and Tess's
+/// terminal (`tmux` session `name`) in its lobby.
+struct Scene {
+    dir: common::TempDir,
+    server: Child,
+    addr: SocketAddr,
+    address: Address,
+    otto: (Connection, String),
+    ann: (Connection, String),
+    table: TableId,
+    /// The seat that moves first.
+    first: Player,
+    otto_is: Player,
+    tmux: Tmux,
+}
+
+impl Scene {
+    /// `None` when tmux is missing (the test is skipped).
+    async fn start(name: &str) -> Option<Scene> {
+        let dir = common::TempDir::new(name);
+        let (server, addr) = serve(&dir.join("oxo.db"), "127.0.0.1:0").await;
+        let address: Address = format!("http://{addr}").parse().expect("an address");
+        let mut otto = client(&address, "Otto", None).await;
+        let mut ann = client(&address, "Ann", None).await;
+        let (table, first) = otto_and_ann(&mut otto.0, &mut ann.0).await;
+        let otto_is = seat_of_otto(&mut ann.0, &table).await;
+        let url = format!("http://{addr}");
+        let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
+        let command = [
+            "env", &config, OXO, "play", "--server", &url, "--name", "Tess",
+        ];
+        let tmux = Tmux::start_command(name, 64, 22, &command)?;
+        Some(Scene {
+            dir,
+            server,
+            addr,
+            address,
+            otto,
+            ann,
+            table,
+            first,
+            otto_is,
+            tmux,
+        })
+    }
+
+    /// Whichever of Otto and Ann holds `mover`'s seat plays `cell`.
+    async fn play(&mut self, mover: Player, cell: Square) {
+        let (otto, ann) = (&mut self.otto.0, &mut self.ann.0);
+        seat_move(otto, ann, self.otto_is, mover, &self.table, cell).await;
+    }
+}
+
 #[tokio::test]
 async fn one_esc_leaves_a_table_for_the_lobby_for_good() {
-    let dir = common::TempDir::new("play-esc");
-    let (server, addr) = serve(&dir.join("oxo.db"), "127.0.0.1:0").await;
-    let address: Address = format!("http://{addr}").parse().expect("an address");
-    let (mut otto, _) = client(&address, "Otto", None).await;
-    let (mut ann, _) = client(&address, "Ann", None).await;
-    let (table, first) = otto_and_ann(&mut otto, &mut ann).await;
-    let otto_is = seat_of_otto(&mut ann, &table).await;
-
-    let url = format!("http://{addr}");
-    let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
-    let command = [
-        "env", &config, OXO, "play", "--server", &url, "--name", "Tess",
-    ];
-    let Some(tmux) = Tmux::start_command("online_esc", 64, 22, &command) else {
+    let Some(mut scene) = Scene::start("online_esc").await else {
         return;
     };
+    let tmux = &scene.tmux;
     // Tess leaves a table of her own (no round in play: one Esc), whose
     // last state (her seat vacated) comes after she left.
     tmux.wait_for("the lobby", |s| s.contains("Open tables"));
@@ -390,64 +431,59 @@ async fn one_esc_leaves_a_table_for_the_lobby_for_good() {
     tmux.wait_for("the watched table", |s| s.contains("watching ·"));
     tmux.send(&["Escape"]);
     tmux.wait_for("the lobby", |s| s.contains("Open tables"));
-    seat_move(&mut otto, &mut ann, otto_is, first, &table, Square::B2).await;
+    scene.play(scene.first, Square::B2).await;
     std::thread::sleep(Duration::from_millis(1500));
-    let screen = tmux.screen();
+    let screen = scene.tmux.screen();
     assert!(screen.contains("Open tables"), "{screen}");
     assert!(!screen.contains("watching ·"), "{screen}");
     assert!(screen.contains("Back in the lobby"), "{screen}");
-    common::stop(server).await;
+    common::stop(scene.server).await;
 }
 
 #[tokio::test]
 async fn a_spectators_view_stays_live_after_the_server_restarts() {
-    let dir = common::TempDir::new("play-watch-restart");
-    let db = dir.join("oxo.db");
-    let (server, addr) = serve(&db, "127.0.0.1:0").await;
-    let address: Address = format!("http://{addr}").parse().expect("an address");
-    let (mut otto, otto_token) = client(&address, "Otto", None).await;
-    let (mut ann, ann_token) = client(&address, "Ann", None).await;
-    let (table, first) = otto_and_ann(&mut otto, &mut ann).await;
-    let otto_is = seat_of_otto(&mut ann, &table).await;
-
-    let url = format!("http://{addr}");
-    let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
-    let command = [
-        "env", &config, OXO, "play", "--server", &url, "--name", "Tess",
-    ];
-    let Some(tmux) = Tmux::start_command("online_watch_restart", 64, 22, &command) else {
+    let Some(mut scene) = Scene::start("online_watch_restart").await else {
         return;
     };
+    let first = scene.first;
+    let tmux = &scene.tmux;
     tmux.wait_for("the table in the lobby", |s| {
         s.contains("Otto vs Ann") || s.contains("Ann vs Otto")
     });
     tmux.send(&["w"]);
     tmux.wait_for("the watched table", |s| s.contains("watching ·"));
-    seat_move(&mut otto, &mut ann, otto_is, first, &table, Square::B2).await;
+    scene.play(first, Square::B2).await;
     let after_one = format!("....{}....", first.char());
-    tmux.wait_for("the first move", |s| board(s) == after_one);
+    scene
+        .tmux
+        .wait_for("the first move", |s| board(s) == after_one);
 
-    drop(otto);
-    drop(ann);
-    let mut server = server;
-    server.kill().await.expect("kill the server");
-    let _ = server.wait().await;
-    tmux.wait_for("the drop", |s| s.contains("reconnecting"));
-    let (server, _) = serve(&db, &addr.to_string()).await;
-    tmux.wait_for("the terminal back online", |s| s.contains("· online"));
-
-    // Both players come back; the second move reaches the spectator.
-    let (mut otto, _) = client(&address, "Otto", Some(&otto_token)).await;
-    let (mut ann, _) = client(&address, "Ann", Some(&ann_token)).await;
-    for conn in [&mut otto, &mut ann] {
+    // The server is killed and comes back; so do both players.
+    scene.server.kill().await.expect("kill the server");
+    let _ = scene.server.wait().await;
+    scene
+        .tmux
+        .wait_for("the drop", |s| s.contains("reconnecting"));
+    let (server, _) = serve(&scene.dir.join("oxo.db"), &scene.addr.to_string()).await;
+    scene.server = server;
+    scene
+        .tmux
+        .wait_for("the terminal back online", |s| s.contains("· online"));
+    let (otto_token, ann_token) = (scene.otto.1.clone(), scene.ann.1.clone());
+    scene.otto = client(&scene.address, "Otto", Some(&otto_token)).await;
+    scene.ann = client(&scene.address, "Ann", Some(&ann_token)).await;
+    for conn in [&mut scene.otto.0, &mut scene.ann.0] {
         conn.request(ClientMsg::Sync {
-            table_id: table.clone(),
+            table_id: scene.table.clone(),
         })
         .await
         .expect("sync");
     }
-    seat_move(&mut otto, &mut ann, otto_is, !first, &table, Square::A1).await;
+    // The second move reaches the spectator.
+    scene.play(!first, Square::A1).await;
     let after_two = format!("{}...{}....", (!first).char(), first.char());
-    tmux.wait_for("the move after the restart", |s| board(s) == after_two);
-    common::stop(server).await;
+    scene
+        .tmux
+        .wait_for("the move after the restart", |s| board(s) == after_two);
+    common::stop(scene.server).await;
 }
