@@ -79,3 +79,28 @@ test('a token the server does not know starts a fresh session', async ({ page })
   expect(token).not.toBe('not-a-real-token');
   expect(token).toBeTruthy();
 });
+
+test('a name changed while the page is still connecting is kept', async ({ page }) => {
+  // The server's welcome is held back until the name has changed.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => server.send(m));
+    server.onMessage(async (m) => {
+      if (typeof m === 'string' && m.includes('"type":"welcome"')) await held;
+      ws.send(m);
+    });
+  });
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Change name' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Your name' });
+  await dialog.getByRole('textbox').fill('Zed the Great');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  release();
+  // The welcome (with the old name) does not undo it, here or on the server.
+  await expect(page.locator('.name-now')).toHaveText('Zed the Great');
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page.locator('.player[data-seat="X"] .player-name')).toHaveText('Zed the Great');
+});

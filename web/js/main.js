@@ -83,6 +83,7 @@ nameForm.addEventListener('submit', async (ev) => {
     conn.name = name;
     showName();
     dialog.close();
+    document.dispatchEvent(new CustomEvent('oxo:name-changed'));
     return;
   }
   try {

@@ -126,6 +126,8 @@ export class Connection extends Emitter {
     this.reconnectTimer = undefined;
     /** @type {number | null} the id of the `hello` awaiting its `welcome` */
     this.helloId = null;
+    /** @type {string | null} the name the last `hello` carried */
+    this.helloName = null;
     this.stopped = false;
     /** when the current socket last said anything (ms since the epoch) */
     this.lastHeard = 0;
@@ -182,6 +184,7 @@ export class Connection extends Emitter {
     if (token) hello.token = token;
     const name = store.name();
     if (name) hello.name = name;
+    this.helloName = name ?? null;
     ws.send(JSON.stringify(hello));
   }
 
@@ -238,9 +241,13 @@ export class Connection extends Emitter {
     this.attempt = 0;
     this.helloId = null;
     store.setToken(msg.token);
-    store.setName(msg.name);
+    // A name chosen while the hello was on its way wins over the one the
+    // welcome carries: it is sent once the connection is up.
+    const chosen = store.name();
+    const renamed = chosen !== null && chosen !== this.helloName ? chosen : null;
+    if (renamed === null) store.setName(msg.name);
     this.playerId = msg.player_id;
-    this.name = msg.name;
+    this.name = renamed ?? msg.name;
     this.welcome = msg;
     this.setStatus('online');
     this.startPing();
@@ -257,6 +264,7 @@ export class Connection extends Emitter {
         this.transmit(id, p.msg);
       }
     }
+    if (renamed !== null) this.request({ type: 'set_name', name: renamed }).catch(() => {});
     this.emit('welcome', msg);
   }
 
