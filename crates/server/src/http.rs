@@ -51,8 +51,12 @@ pub(crate) enum ApiError {
     BadRequest(String),
     /// 401, with `WWW-Authenticate: Bearer`.
     Unauthorized(String),
+    /// 403.
+    Forbidden(String),
     /// 404.
     NotFound(String),
+    /// 503.
+    Unavailable(String),
     /// 500; the cause is logged, not sent.
     Internal,
 }
@@ -69,7 +73,9 @@ impl IntoResponse for ApiError {
                 )
                     .into_response();
             }
+            ApiError::Forbidden(e) => (StatusCode::FORBIDDEN, e),
             ApiError::NotFound(e) => (StatusCode::NOT_FOUND, e),
+            ApiError::Unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, e),
             ApiError::Internal => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal server error".to_owned(),

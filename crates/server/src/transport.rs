@@ -40,7 +40,7 @@ use std::time::Duration;
 use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
@@ -48,6 +48,7 @@ use oxo_protocol::{ErrorCode, ServerMsg};
 use crate::address_cap::Place;
 use crate::client::{Client, Flow};
 use crate::conn::{Outbox, encode};
+use crate::http::ApiError;
 use crate::state::{AppState, Shared};
 use crate::{close, origin};
 
@@ -84,20 +85,15 @@ pub(crate) async fn upgrade(
 ) -> Response {
     let shared = state.shared;
     if shared.shutdown.is_cancelled() {
-        return refuse_upgrade("The server is shutting down");
+        return ApiError::Unavailable("The server is shutting down".into()).into_response();
     }
     if let Err(origin) = origin::check(&headers, &shared.config.allowed_origins) {
         shared.metrics.origin_refusals.fetch_add(1, Relaxed);
-        return (
-            StatusCode::FORBIDDEN,
-            axum::Json(oxo_protocol::ApiError {
-                error: format!(
-                    "Pages from {origin:.100} may not connect to this server (only its own \
-                     pages and those it allows with --allowed-origin)"
-                ),
-            }),
-        )
-            .into_response();
+        return ApiError::Forbidden(format!(
+            "Pages from {origin:.100} may not connect to this server (only its own pages and \
+             those it allows with --allowed-origin)"
+        ))
+        .into_response();
     }
     let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
     let open = shared.metrics.connections.fetch_add(1, Relaxed);
@@ -169,16 +165,6 @@ fn refuse_socket(ws: WebSocketUpgrade, message: &str, reason: &'static str) -> R
         };
         let _ = socket.send(Message::Close(Some(frame))).await;
     })
-}
-
-fn refuse_upgrade(message: &str) -> Response {
-    (
-        StatusCode::SERVICE_UNAVAILABLE,
-        axum::Json(oxo_protocol::ApiError {
-            error: message.to_owned(),
-        }),
-    )
-        .into_response()
 }
 
 /// How the client's side of the connection ended.
