@@ -65,6 +65,14 @@
  */
 
 /**
+ * One chat message of a table's history (as in a `chat` event, without the table).
+ * @typedef {object} ChatLine
+ * @property {PlayerId} from_id The sender's public id.
+ * @property {string} from_name The sender's display name when they wrote it.
+ * @property {string} text The message.
+ */
+
+/**
  * The move that first made its mover's value worse.
  * @typedef {object} DecidingMove
  * @property {Array<Square>} best The cells that would have kept the mover's value, in board order.
@@ -366,6 +374,14 @@
  */
 
 /**
+ * Asks for the table's recent chat (sent as a `chat_history` message): what a client shows on opening a table, after a reload or a reconnect.
+ * @typedef {object} RequestChatHistory
+ * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
+ * @property {TableId} table_id The table.
+ * @property {"chat_history"} type
+ */
+
+/**
  * Asks for the table's current state (sent as a `table` message).
  * @typedef {object} RequestSync
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
@@ -396,7 +412,7 @@
 
 /**
  * One request from a client: the message and the client's optional request id, which the server's reply carries back. A retried `move` with the same id is never applied twice.
- * @typedef {RequestHello | RequestSetName | RequestCreateTable | RequestJoinTable | RequestWatchTable | RequestLeaveTable | RequestMove | RequestForfeit | RequestRematch | RequestChat | RequestSync | RequestWatchLobby | RequestUnwatchLobby | RequestPing} Request
+ * @typedef {RequestHello | RequestSetName | RequestCreateTable | RequestJoinTable | RequestWatchTable | RequestLeaveTable | RequestMove | RequestForfeit | RequestRematch | RequestChat | RequestChatHistory | RequestSync | RequestWatchLobby | RequestUnwatchLobby | RequestPing} Request
  */
 
 /**
@@ -456,6 +472,14 @@
  */
 
 /**
+ * The reply to `chat_history`: the table's latest chat messages, oldest first (at most [`limits::CHAT_HISTORY_MESSAGES`] and [`limits::CHAT_HISTORY_CHARS`] characters of text).
+ * @typedef {object} ServerMsgChatHistory
+ * @property {Array<ChatLine>} messages The messages, oldest first.
+ * @property {TableId} table_id The table.
+ * @property {"chat_history"} type
+ */
+
+/**
  * The public tables that are waiting for a player or being played.
  * @typedef {object} ServerMsgLobby
  * @property {Array<LobbyTable>} tables The tables.
@@ -478,7 +502,7 @@
 
 /**
  * What the server sends. Tagged by `"type"` in snake case.
- * @typedef {ServerMsgWelcome | ServerMsgOk | ServerMsgError | ServerMsgTable | ServerMsgChat | ServerMsgLobby | ServerMsgPong | ServerMsgClosing} ServerMsg
+ * @typedef {ServerMsgWelcome | ServerMsgOk | ServerMsgError | ServerMsgTable | ServerMsgChat | ServerMsgChatHistory | ServerMsgLobby | ServerMsgPong | ServerMsgClosing} ServerMsg
  */
 
 /**

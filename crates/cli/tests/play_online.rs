@@ -487,3 +487,28 @@ async fn a_spectators_view_stays_live_after_the_server_restarts() {
         .wait_for("the move after the restart", |s| board(s) == after_two);
     common::stop(scene.server).await;
 }
+
+#[tokio::test]
+async fn a_table_opened_later_shows_the_chat_so_far() {
+    let Some(mut scene) = Scene::start("online_chat_history").await else {
+        return;
+    };
+    scene
+        .otto
+        .0
+        .request(ClientMsg::Chat {
+            table_id: scene.table.clone(),
+            text: "good luck Ann".into(),
+        })
+        .await
+        .expect("chat");
+    let tmux = &scene.tmux;
+    tmux.wait_for("the table in the lobby", |s| {
+        s.contains("Otto vs Ann") || s.contains("Ann vs Otto")
+    });
+    tmux.send(&["w"]);
+    tmux.wait_for("the chat before she came", |s| {
+        s.contains("watching ·") && s.contains("Otto: good luck Ann")
+    });
+    common::stop(scene.server).await;
+}

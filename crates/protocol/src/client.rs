@@ -136,6 +136,13 @@ pub enum ClientMsg {
         /// The message.
         text: String,
     },
+    /// Asks for the table's recent chat (sent as a `chat_history`
+    /// message): what a client shows on opening a table, after a reload or
+    /// a reconnect.
+    ChatHistory {
+        /// The table.
+        table_id: TableId,
+    },
     /// Asks for the table's current state (sent as a `table` message).
     Sync {
         /// The table.
@@ -164,6 +171,7 @@ impl ClientMsg {
             ClientMsg::Forfeit { .. } => "forfeit",
             ClientMsg::Rematch { .. } => "rematch",
             ClientMsg::Chat { .. } => "chat",
+            ClientMsg::ChatHistory { .. } => "chat_history",
             ClientMsg::Sync { .. } => "sync",
             ClientMsg::WatchLobby => "watch_lobby",
             ClientMsg::UnwatchLobby => "unwatch_lobby",
@@ -182,6 +190,7 @@ impl ClientMsg {
             | ClientMsg::Forfeit { table_id }
             | ClientMsg::Rematch { table_id }
             | ClientMsg::Chat { table_id, .. }
+            | ClientMsg::ChatHistory { table_id }
             | ClientMsg::Sync { table_id } => Some(table_id),
             _ => None,
         }

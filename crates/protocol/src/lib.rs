@@ -38,7 +38,7 @@ pub use client::{ClientMsg, Request, peek_id};
 pub use error::ErrorCode;
 pub use ids::{GameId, PlayerId, TableId};
 pub use options::OptionsError;
-pub use server::ServerMsg;
+pub use server::{ChatLine, ServerMsg};
 pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
 
 pub use oxo_core::{Scores, Starter};
@@ -54,6 +54,11 @@ pub mod limits {
     pub const MAX_NAME_CHARS: usize = 24;
     /// Longest chat message, in characters.
     pub const MAX_CHAT_CHARS: usize = 280;
+    /// Most chat messages a table keeps for `chat_history`.
+    pub const CHAT_HISTORY_MESSAGES: usize = 50;
+    /// Most characters of chat text a table keeps for `chat_history`, all
+    /// messages together: the oldest go first past either bound.
+    pub const CHAT_HISTORY_CHARS: usize = 4_000;
     /// Longest per-move time limit a table may set, in milliseconds (10 min).
     pub const MAX_MOVE_TIME_MS: u32 = 600_000;
     /// Shortest per-move time limit a table may set, in milliseconds.

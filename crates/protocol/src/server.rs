@@ -72,6 +72,18 @@ pub enum ServerMsg {
         /// The message.
         text: String,
     },
+    /// The reply to `chat_history`: the table's latest chat messages,
+    /// oldest first (at most [`limits::CHAT_HISTORY_MESSAGES`] and
+    /// [`limits::CHAT_HISTORY_CHARS`] characters of text).
+    ///
+    /// [`limits::CHAT_HISTORY_MESSAGES`]: crate::limits::CHAT_HISTORY_MESSAGES
+    /// [`limits::CHAT_HISTORY_CHARS`]: crate::limits::CHAT_HISTORY_CHARS
+    ChatHistory {
+        /// The table.
+        table_id: TableId,
+        /// The messages, oldest first.
+        messages: Vec<ChatLine>,
+    },
     /// The public tables that are waiting for a player or being played.
     Lobby {
         /// The tables.
@@ -88,6 +100,19 @@ pub enum ServerMsg {
         /// Why.
         reason: String,
     },
+}
+
+/// One chat message of a table's history (as in a `chat` event, without
+/// the table).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ChatLine {
+    /// The sender's public id.
+    pub from_id: PlayerId,
+    /// The sender's display name when they wrote it.
+    pub from_name: String,
+    /// The message.
+    pub text: String,
 }
 
 impl ServerMsg {

@@ -32,6 +32,7 @@ pub(crate) enum TableReq {
     Rematch,
     Chat(String),
     Sync,
+    ChatHistory,
 }
 
 /// A client's request to a table; the actor sends the reply.

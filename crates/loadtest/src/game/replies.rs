@@ -19,6 +19,7 @@ impl GameDriver {
             ServerMsg::Error { id, code, message } => self.on_error(i, id, code, &message),
             ServerMsg::Closing { .. }
             | ServerMsg::Chat { .. }
+            | ServerMsg::ChatHistory { .. }
             | ServerMsg::Lobby { .. }
             | ServerMsg::Pong { .. } => {}
             ServerMsg::Welcome { .. } => {

@@ -83,6 +83,7 @@ impl Client {
             ClientMsg::Forfeit { table_id } => (table_id, TableReq::Forfeit),
             ClientMsg::Rematch { table_id } => (table_id, TableReq::Rematch),
             ClientMsg::Sync { table_id } => (table_id, TableReq::Sync),
+            ClientMsg::ChatHistory { table_id } => (table_id, TableReq::ChatHistory),
             ClientMsg::Chat { table_id, text } => {
                 let text = validate::chat(&text)?;
                 if !self.chat.take(self.shared.config.chat_limit, at) {

@@ -12,6 +12,7 @@ use oxo_protocol::{PlayerId, ServerMsg, TableId, TableStatus};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::chat_log::ChatLog;
 use super::env::Env;
 use super::rules::{Cmd, Ctx, Due, Event, GameKey, Plan, Reply, Rules, Seat};
 use super::view::View;
@@ -84,6 +85,8 @@ pub(super) struct Table {
     /// A seated player came or went since the table was last stored (see
     /// [`Table::store_presence`]).
     pub(super) presence_unsaved: bool,
+    /// The latest chat messages, for `chat_history`.
+    chat_log: ChatLog,
 }
 
 impl Table {
@@ -112,6 +115,7 @@ impl Table {
             replying_to: None,
             epoch: 1,
             presence_unsaved: false,
+            chat_log: ChatLog::default(),
         }
     }
 
@@ -471,6 +475,7 @@ pub(super) async fn refuse_queued(
     }
 }
 
+mod chat;
 mod people;
 mod requests;
 mod storage;

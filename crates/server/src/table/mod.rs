@@ -33,6 +33,7 @@
 
 mod actor;
 mod asleep;
+mod chat_log;
 mod env;
 mod resumed;
 mod rules;

@@ -1,4 +1,4 @@
-//! Playing: wins, draws, spectators, races, retries, rematches, bots, chat.
+//! Playing: wins, draws, spectators, races, retries, rematches, bots.
 
 use std::time::{Duration, Instant};
 
@@ -353,57 +353,6 @@ async fn the_move_clock_runs_out() {
     assert_eq!(winner(&state), Some((Player::X, "timeout")));
     assert_eq!(state.scores.x, 1);
     x.table_until(|t| t.status == TableStatus::RoundOver).await;
-    server.stop().await;
-}
-
-#[tokio::test]
-async fn chat_reaches_players_and_spectators_within_limits() {
-    let server = Server::start().await;
-    let (mut x, mut o, table) = pair(&server, json!({})).await;
-    let mut watcher = server.client("Wanda").await;
-    watcher
-        .ok(json!({"type":"watch_table","table_id":table}))
-        .await;
-    x.ok(json!({"type":"chat","table_id":table,"text":"good\nluck"}))
-        .await;
-    for c in [&mut o, &mut watcher] {
-        let m = c.until("chat").await;
-        assert_eq!(m["text"], "good luck");
-        assert_eq!(m["from_name"], "Xena");
-        assert_eq!(m["from_id"], x.player_id.as_str());
-        assert_eq!(m["table_id"], table.as_str());
-    }
-    watcher
-        .ok(json!({"type":"chat","table_id":table,"text":"hi from the stands"}))
-        .await;
-    let long = "x".repeat(oxo_protocol::limits::MAX_CHAT_CHARS + 1);
-    x.refused(
-        json!({"type":"chat","table_id":table,"text":long}),
-        "chat_too_long",
-    )
-    .await;
-    x.refused(
-        json!({"type":"chat","table_id":table,"text":"   "}),
-        "chat_too_long",
-    )
-    .await;
-    let mut outsider = server.client("Olaf").await;
-    outsider
-        .refused(
-            json!({"type":"chat","table_id":table,"text":"hi"}),
-            "not_seated",
-        )
-        .await;
-    // 5 in a row (one used above), then slow down.
-    for _ in 0..4 {
-        x.ok(json!({"type":"chat","table_id":table,"text":"spam"}))
-            .await;
-    }
-    x.refused(
-        json!({"type":"chat","table_id":table,"text":"spam"}),
-        "rate_limited",
-    )
-    .await;
     server.stop().await;
 }
 

@@ -11,6 +11,7 @@ mod table_model;
 mod api;
 mod assets;
 mod bus;
+mod chat;
 mod cluster;
 mod explain;
 mod game;

@@ -93,6 +93,7 @@ pub(crate) async fn run(
                 open(&mut conn, table, &news).await;
             } else {
                 resume(&mut conn, table, &news).await;
+                read_chat(&mut conn, table).await;
             }
         }
         first = false;
@@ -103,7 +104,12 @@ pub(crate) async fn run(
                         conn.close().await;
                         return;
                     }
-                    Some(Ask::Showing(table)) => showing = table,
+                    Some(Ask::Showing(table)) => {
+                        if let Some(table) = &table {
+                            read_chat(&mut conn, table).await;
+                        }
+                        showing = table;
+                    }
                     Some(Ask::Send(msg)) => send(&mut conn, msg, &news).await,
                 },
                 event = conn.next_event() => match event {
@@ -195,6 +201,16 @@ async fn resume(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<
         }
         reply => report(&sync, reply, news),
     }
+}
+
+/// Asks for `table`'s chat so far (it comes as an event and replaces the
+/// lines shown): on opening a table, and after a reconnect, which may have
+/// missed some. Not worth a word on the screen if refused.
+async fn read_chat(conn: &mut Connection, table: &TableId) {
+    let history = ClientMsg::ChatHistory {
+        table_id: table.clone(),
+    };
+    let _ = request(conn, &history).await;
 }
 
 /// Sends `msg`; a refusal goes to the screen, and so does a table created.

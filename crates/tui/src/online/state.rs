@@ -208,9 +208,18 @@ impl Online {
                 text,
                 ..
             } if self.table.as_ref().is_some_and(|t| t.id == table_id) => {
-                self.chat.push(format!("{from_name}: {text}"));
+                self.chat.push(chat_line(&from_name, &text));
                 let extra = self.chat.len().saturating_sub(CHAT_LINES);
                 self.chat.drain(..extra);
+            }
+            ServerMsg::ChatHistory { table_id, messages }
+                if self.table.as_ref().is_some_and(|t| t.id == table_id) =>
+            {
+                let from = messages.len().saturating_sub(CHAT_LINES);
+                self.chat = messages[from..]
+                    .iter()
+                    .map(|m| chat_line(&m.from_name, &m.text))
+                    .collect();
             }
             ServerMsg::Closing { reason } => self.message = reason,
             _ => {}
@@ -475,6 +484,11 @@ impl Online {
             game_id,
         });
     }
+}
+
+/// A chat message as the screen shows it.
+fn chat_line(from_name: &str, text: &str) -> String {
+    format!("{from_name}: {text}")
 }
 
 /// Whether a seat at `table` is free for someone to take.

@@ -133,23 +133,6 @@ impl Table {
         }
     }
 
-    /// Sends a chat line to everyone at the table.
-    pub(super) fn chat(&self, conn: &Conn, text: String) -> bool {
-        if !self.is_member(conn.id()) {
-            return false;
-        }
-        let frame = encode(&ServerMsg::Chat {
-            table_id: self.id.clone(),
-            from_id: PlayerId::from(Arc::clone(&conn.account.id)),
-            from_name: conn.account.name().to_string(),
-            text,
-        });
-        for m in &self.members {
-            m.outbox.send(frame.clone());
-        }
-        true
-    }
-
     /// Whether `conn` may see the state: it holds a seat or watches.
     pub(super) fn may_see(&self, conn: &Conn) -> bool {
         self.rules.state().is_seated(&conn.account.id) || self.is_member(conn.id())

@@ -71,6 +71,16 @@ impl Table {
                     ))
                 }
             }
+            TableReq::ChatHistory => {
+                if !self.may_see(conn) {
+                    return Err(ClientError::new(
+                        ErrorCode::NotSeated,
+                        "Join or watch the table to read its chat",
+                    ));
+                }
+                self.send_chat_history(conn);
+                Ok(Reply::Done)
+            }
             TableReq::Sync => {
                 if !self.may_see(conn) {
                     return Err(ClientError::new(

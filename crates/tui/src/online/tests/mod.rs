@@ -642,3 +642,5 @@ fn a_move_while_disconnected_says_it_was_not_sent() {
         o.message
     );
 }
+
+mod chat;

@@ -1,0 +1,108 @@
+//! Chat at a table: who hears it, its limits, and its history.
+
+use serde_json::{Value, json};
+
+use crate::common::{Server, pair};
+
+#[tokio::test]
+async fn chat_reaches_players_and_spectators_within_limits() {
+    let server = Server::start().await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    let mut watcher = server.client("Wanda").await;
+    watcher
+        .ok(json!({"type":"watch_table","table_id":table}))
+        .await;
+    x.ok(json!({"type":"chat","table_id":table,"text":"good\nluck"}))
+        .await;
+    for c in [&mut o, &mut watcher] {
+        let m = c.until("chat").await;
+        assert_eq!(m["text"], "good luck");
+        assert_eq!(m["from_name"], "Xena");
+        assert_eq!(m["from_id"], x.player_id.as_str());
+        assert_eq!(m["table_id"], table.as_str());
+    }
+    watcher
+        .ok(json!({"type":"chat","table_id":table,"text":"hi from the stands"}))
+        .await;
+    let long = "x".repeat(oxo_protocol::limits::MAX_CHAT_CHARS + 1);
+    x.refused(
+        json!({"type":"chat","table_id":table,"text":long}),
+        "chat_too_long",
+    )
+    .await;
+    x.refused(
+        json!({"type":"chat","table_id":table,"text":"   "}),
+        "chat_too_long",
+    )
+    .await;
+    let mut outsider = server.client("Olaf").await;
+    outsider
+        .refused(
+            json!({"type":"chat","table_id":table,"text":"hi"}),
+            "not_seated",
+        )
+        .await;
+    // 5 in a row (one used above), then slow down.
+    for _ in 0..4 {
+        x.ok(json!({"type":"chat","table_id":table,"text":"spam"}))
+            .await;
+    }
+    x.refused(
+        json!({"type":"chat","table_id":table,"text":"spam"}),
+        "rate_limited",
+    )
+    .await;
+    server.stop().await;
+}
+
+/// The texts of the one `chat_history` among the events before an `ok`.
+fn history_texts(events: &[Value], table: &str) -> Vec<String> {
+    let histories: Vec<_> = events
+        .iter()
+        .filter(|e| e["type"] == "chat_history")
+        .collect();
+    let [history] = histories[..] else {
+        panic!("one chat_history before the ok: {events:?}");
+    };
+    assert_eq!(history["table_id"], table);
+    history["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_newcomer_and_a_reloaded_page_read_the_chat_so_far() {
+    let server = Server::start().await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    let asks = json!({"type":"chat_history","table_id":table});
+    assert!(history_texts(&x.ok(asks.clone()).await, &table).is_empty());
+    x.ok(json!({"type":"chat","table_id":table,"text":"good luck"}))
+        .await;
+    o.ok(json!({"type":"chat","table_id":table,"text":"you too"}))
+        .await;
+
+    let mut watcher = server.client("Wanda").await;
+    watcher.refused(asks.clone(), "not_seated").await;
+    watcher
+        .ok(json!({"type":"watch_table","table_id":table}))
+        .await;
+    let events = watcher.ok(asks.clone()).await;
+    assert_eq!(history_texts(&events, &table), ["good luck", "you too"]);
+    let history = events.iter().find(|e| e["type"] == "chat_history");
+    let first = &history.unwrap()["messages"][0];
+    assert_eq!(first["from_name"], "Xena");
+    assert_eq!(first["from_id"], x.player_id.as_str());
+
+    // Xena reloads the page: a new connection with her token.
+    let token = x.token.clone();
+    drop(x);
+    let (mut again, _) = server.resume(&token).await;
+    assert_eq!(
+        history_texts(&again.ok(asks).await, &table),
+        ["good luck", "you too"]
+    );
+    server.stop().await;
+}
