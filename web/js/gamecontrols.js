@@ -1,0 +1,133 @@
+// @ts-check
+// The game page's controls around the board: Take the seat, Rematch,
+// Forfeit and Leave (or Stop watching) under it; above it, the link to send
+// a friend while we wait for one; against the computer, the next game's
+// level and side with its New game button; and the line on the keyboard.
+//
+// Which of them show follows from the state drawn (`render`). What they do
+// goes through our presence at the table (presence.js), which alone
+// changes who we are there; the hints switch that sits among the buttons
+// is hints.js's.
+
+import { h, toast } from './dom.js';
+import { confirmable, segmented, shareLink } from './controls.js';
+import { mySeats } from './session.js';
+import { LEVELS, SIDES, botChoice, rememberBot } from './botgame.js';
+
+/** @typedef {import('./protocol.js').TableState} TableState */
+/** @typedef {import('./status.js').View} View */
+/** @typedef {import('./presence.js').Presence} Presence */
+
+/**
+ * Builds the controls of table `tableId`: the share box (`share`), the
+ * row of `buttons`, the next game against the computer (`nextGame`) and
+ * the keyboard line (`keysHelp`), for the page to place.
+ * @param {{ tableId: string, presence: Presence }} options
+ */
+export function gameControls({ tableId, presence }) {
+  /** @type {TableState | null} the state drawn last, for the confirmations */
+  let table = null;
+
+  const share = h('div.share', { id: 'share', hidden: true },
+    h('p.share-title', {}, 'Send this link to a friend. They open it and take the other seat.'),
+    shareLink({ path: `/t/${encodeURIComponent(tableId)}`, label: 'Link to this table', copy: 'Copy', kind: 'btn-primary' }),
+  );
+
+  // A spectator at a table with a free seat takes it here.
+  const takeSeatButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-primary', { type: 'button', id: 'take-seat', hidden: true, onclick: takeSeat }, 'Take the seat'));
+  const rematchButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-primary', { type: 'button', id: 'rematch', onclick: rematch }, 'Rematch'));
+  const forfeitButton = h('button.btn.btn-ghost', { type: 'button', id: 'forfeit' });
+  const leaveButton = h('button.btn.btn-ghost', { type: 'button', id: 'leave' });
+  const resetForfeit = confirmable(forfeitButton, {
+    label: 'Forfeit',
+    confirmLabel: 'Really forfeit?',
+    needsConfirm: () => true,
+    action: forfeit,
+  });
+  const resetLeave = confirmable(leaveButton, {
+    label: 'Leave',
+    confirmLabel: 'Leave and forfeit?',
+    needsConfirm: () => table?.status === 'in_progress' && mySeats(table).length > 0 && !table.options.pass_and_play,
+    action: () => presence.leave(),
+  });
+
+  const keysHelp = h('p.keys-help', {}, '');
+
+  // Against the computer, the next game is one click away, with the level
+  // and side beside the board (as in Google's game); starting it leaves this
+  // table, so no seat is left behind.
+  const next = botChoice();
+  const newGameButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-primary', { type: 'button', id: 'new-game' }));
+  const resetNewGame = confirmable(newGameButton, {
+    label: 'New game',
+    confirmLabel: 'Forfeit and start a new game?',
+    needsConfirm: () => table?.status === 'in_progress',
+    action: newGame,
+  });
+  const nextGame = h('section.next-game', { id: 'next-game', hidden: true, 'aria-label': 'New game against the computer' },
+    segmented('next-level', 'Level', LEVELS, next.level, (v) => {
+      next.level = v;
+      rememberBot('level', v);
+    }),
+    segmented('next-side', 'You play', SIDES, next.side, (v) => {
+      next.side = v;
+      rememberBot('side', v);
+    }),
+    newGameButton,
+  );
+
+  async function takeSeat() {
+    takeSeatButton.disabled = true;
+    try {
+      await presence.takeSeat();
+    } finally {
+      takeSeatButton.disabled = false;
+    }
+  }
+
+  function rematch() {
+    presence.request({ type: 'rematch' }).catch((err) => toast(err.message));
+  }
+
+  function forfeit() {
+    presence.request({ type: 'forfeit' }).catch((err) => toast(err.message));
+  }
+
+  async function newGame() {
+    newGameButton.disabled = true;
+    // On success the page goes, and the button with it.
+    if (!(await presence.newGame(next))) newGameButton.disabled = false;
+  }
+
+  /**
+   * Shows the controls that `t`, seen through `v` (its view), calls for.
+   * @param {TableState} t
+   * @param {View} v
+   */
+  function render(t, v) {
+    table = t;
+    const { seats, seatInfo, isPass } = v;
+    const seated = seats.length > 0;
+    const over = t.status === 'round_over';
+    rematchButton.hidden = !(seated && over);
+    const asked = seats.some((s) => seatInfo(s)?.wants_rematch) && !isPass();
+    rematchButton.disabled = asked;
+    rematchButton.textContent = asked ? 'Rematch asked' : 'Rematch';
+    forfeitButton.hidden = !(seated && t.status === 'in_progress');
+    if (forfeitButton.hidden) resetForfeit();
+    leaveButton.hidden = false;
+    if (!seated) leaveButton.textContent = 'Stop watching';
+    else resetLeave();
+    const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
+    share.hidden = !(seated && t.status === 'waiting' && !vsBot && !isPass());
+    const free = !seatInfo('X') || !seatInfo('O');
+    takeSeatButton.hidden = !(!seated && t.status === 'waiting' && free && !vsBot && !isPass());
+    nextGame.hidden = !(seated && vsBot);
+    if (t.status !== 'in_progress') resetNewGame();
+    keysHelp.textContent = seated
+      ? 'Keyboard: arrow keys and Enter, or 1–9 (1 = top left).'
+      : 'You are watching this table.';
+  }
+
+  return { share, buttons: [takeSeatButton, rematchButton, forfeitButton, leaveButton], nextGame, keysHelp, render };
+}

@@ -1,0 +1,83 @@
+// @ts-check
+// The game page's move list: the moves of the round on the board (or, while
+// the table waits for a new opponent, of the round the last one left), how
+// the round ended, the solver's verdict on every move once it is over (the
+// same words as the replay page: explain.js), and the link to its replay.
+//
+// It draws the state it is handed. The only state it keeps is the last one
+// it drew, so that verdicts that come late never land on a newer round.
+
+import { h, replace } from './dom.js';
+import { markSvg } from './board.js';
+import { other } from './notation.js';
+import { outcomeText, departureText } from './status.js';
+import { explainGame, annotateMoves } from './explain.js';
+
+/** @typedef {import('./protocol.js').TableState} TableState */
+/** @typedef {import('./status.js').View} View */
+/** @typedef {import('./status.js').Departure} Departure */
+
+/** Builds the panel of the moves (`el`); `render` draws a state. */
+export function moveList() {
+  /** @type {TableState | null} the state drawn last */
+  let drawn = null;
+
+  // Focusable: with the verdicts of a finished round it may scroll, and a
+  // keyboard must reach what it scrolls.
+  const list = h('ol.movelist', { id: 'moves', 'aria-label': 'Moves', tabindex: '0' });
+  const replayLink = /** @type {HTMLAnchorElement} */ (h('a.btn.btn-small.btn-ghost', { 'data-link': true, hidden: true, id: 'replay-link' }, 'Open replay'));
+  const el = h('section.panel', { 'aria-labelledby': 'h-moves' },
+    h('div.panel-head', {}, h('h2', { id: 'h-moves' }, 'Moves'), replayLink),
+    list,
+  );
+
+  /**
+   * Draws `table`, seen through `v` (its view); `departure`: the opponent
+   * who last left, while the table waits for a new one.
+   * @param {TableState} table
+   * @param {View} v
+   * @param {Departure | null} departure
+   */
+  function render(table, v, departure) {
+    drawn = table;
+    // Waiting after an opponent left: the round they left, and how it ended.
+    const left = table.status === 'waiting' && departure?.moves.length ? departure : null;
+    let player = left ? left.first : table.first;
+    const items = (left ? left.moves : table.status === 'waiting' ? [] : table.moves).map((sq, i, moves) => {
+      const li = h('li.move', { dataset: { player } },
+        h('span.move-n', {}, `${i + 1}.`),
+        markSvg(player, 'mini'),
+        h('span.move-sq', {}, sq),
+      );
+      li.setAttribute('aria-label', `${i + 1}. ${player} ${sq}`);
+      if (i === moves.length - 1) li.classList.add('is-last');
+      player = other(player);
+      return li;
+    });
+    if (table.status === 'round_over' && table.outcome) {
+      items.push(h('li.move.move-end', {}, outcomeText(v, table.outcome)));
+    } else if (left) {
+      items.push(h('li.move.move-end', {}, departureText(v, left)[0]));
+    }
+    if (!items.length) items.push(h('li.empty', {}, table.status === 'waiting' ? 'The game starts when both seats are taken.' : 'No moves yet.'));
+    replace(list, items);
+    list.scrollTop = list.scrollHeight;
+    // Once the round is over, the solver's verdict on every move (one
+    // request per game, cached; the same words as the replay page).
+    if (table.status === 'round_over' && table.moves.length) {
+      const shown = table;
+      explainGame(shown.first, shown.moves).then((e) => {
+        if (drawn === shown) annotateMoves(list, e);
+      }).catch(() => {});
+    }
+    const replayOf = table.status === 'round_over' ? table.game_id : left?.gameId;
+    if (replayOf) {
+      replayLink.href = `/games/${encodeURIComponent(replayOf)}`;
+      replayLink.hidden = false;
+    } else {
+      replayLink.hidden = true;
+    }
+  }
+
+  return { el, render };
+}

@@ -1,0 +1,155 @@
+// @ts-check
+// Our place at one table, for the game page: player, spectator, or gone.
+//
+// Opening a table's page seats us if a seat is free (the friend link);
+// otherwise, or with `?watch`, we watch. `attach` runs on every `welcome`,
+// so that a reconnect takes the same place again: the seat we hold (the
+// server lists our tables in `welcome`), or a spectator's place. Taking a
+// free seat, leaving, and leaving for a new game against the computer
+// change the place here too, and `close` gives a spectator's place back
+// when the page goes.
+//
+// It holds no table state and draws nothing: the page reads who we are
+// (`role`) and whether it is done with the table (`gone`), and is told
+// through `onMissing` when the table does not exist.
+
+import { conn } from './net.js';
+import { toast } from './dom.js';
+import { navigate } from './router.js';
+import { forget } from './session.js';
+import { createBotTable } from './botgame.js';
+
+/**
+ * A request about this page's table, without the `table_id` that
+ * `request` adds.
+ * @typedef {import('./net.js').ClientMsg extends infer M ? M extends { table_id: string } ? Omit<M, 'table_id'> : never : never} TableMsg
+ */
+
+export class Presence {
+  /**
+   * Our place at table `tableId`; `watch`: as a spectator (`?watch`);
+   * `onMissing()` is called once we learn that the table does not exist.
+   * @param {string} tableId
+   * @param {{ watch: boolean, onMissing: () => void }} options
+   */
+  constructor(tableId, { watch, onMissing }) {
+    this.tableId = tableId;
+    this.watch = watch;
+    this.onMissing = onMissing;
+    /** @type {'player' | 'spectator' | null} what we were, for reconnects */
+    this.role = null;
+    /**
+     * Whether the page is done with the table (it does not exist, or we
+     * are leaving it for a new game): its states are no longer drawn.
+     */
+    this.gone = false;
+  }
+
+  /**
+   * Sends a request about this table.
+   * @param {TableMsg} msg
+   */
+  request(msg) {
+    return conn.request({ ...msg, table_id: this.tableId });
+  }
+
+  /** Takes our place at the table: run once online, and on every `welcome`. */
+  async attach() {
+    if (conn.status !== 'online' || this.gone) return;
+    const seatedBefore = (conn.welcome?.tables ?? []).includes(this.tableId) || this.role === 'player';
+    try {
+      if (seatedBefore) {
+        await this.request({ type: 'join_table' });
+        this.role = 'player';
+      } else if (this.watch || this.role === 'spectator') {
+        await this.watchTable();
+      } else {
+        try {
+          await this.request({ type: 'join_table' });
+          this.role = 'player';
+        } catch (err) {
+          if (err.code !== 'table_full' && err.code !== 'already_seated') throw err;
+          await this.watchTable();
+        }
+      }
+    } catch (err) {
+      if (err.code === 'no_such_table') {
+        this.gone = true;
+        this.onMissing();
+      } else if (err.code !== 'timeout') {
+        toast(err.message);
+      }
+    }
+  }
+
+  async watchTable() {
+    try {
+      await this.request({ type: 'watch_table' });
+      this.role = 'spectator';
+    } catch (err) {
+      // Watching a table where we hold a seat: take the seat back instead.
+      if (err.code !== 'already_seated') throw err;
+      await this.request({ type: 'join_table' });
+      this.role = 'player';
+    }
+  }
+
+  /** A spectator takes a free seat; a refusal shows as a toast. */
+  async takeSeat() {
+    try {
+      await this.request({ type: 'join_table' });
+      this.role = 'player';
+    } catch (err) {
+      toast(err.message);
+    }
+  }
+
+  /** Leaves the table (giving up a seat) and goes home. */
+  async leave() {
+    try {
+      await this.request({ type: 'leave_table' });
+    } catch (err) {
+      if (err.code !== 'not_seated' && err.code !== 'no_such_table') {
+        toast(err.message);
+        return;
+      }
+    }
+    this.role = null;
+    forget(this.tableId);
+    navigate('/');
+  }
+
+  /**
+   * Leaves the table for a new game against the computer, as `choice`
+   * says, and goes to it. Resolves to false if that failed (a toast says
+   * why).
+   * @param {import('./botgame.js').BotChoice} choice
+   * @returns {Promise<boolean>}
+   */
+  async newGame(choice) {
+    try {
+      try {
+        await this.request({ type: 'leave_table' });
+      } catch (err) {
+        if (err.code !== 'not_seated' && err.code !== 'no_such_table') throw err;
+      }
+      this.role = null;
+      forget(this.tableId);
+      this.gone = true;
+      const id = await createBotTable(choice);
+      navigate(`/t/${encodeURIComponent(id)}`);
+      return true;
+    } catch (err) {
+      this.gone = false;
+      toast(err.message);
+      return false;
+    }
+  }
+
+  /** The page goes: a spectator stops watching (a seat is kept). */
+  close() {
+    if (this.role === 'spectator' && conn.status === 'online') {
+      conn.request({ type: 'leave_table', table_id: this.tableId }).catch(() => {});
+    }
+  }
+}

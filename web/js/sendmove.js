@@ -1,0 +1,92 @@
+// @ts-check
+// Sending a move from the game page, and telling what became of it.
+//
+// The server is the authority: a move is sent, and the board changes only
+// when the next `table` state comes. A refused move shows the server's
+// message for a moment (a toast, which screen readers read too) and
+// changes nothing else. No answer is no refusal: when the connection drops
+// or hangs, the move may have landed, and the first state over a live
+// connection tells (`settle`).
+//
+// It draws nothing and decides nothing about turns: the page sends only
+// when a move may be played, asks whether one is still unanswered
+// (`checking`), and is told through `onChange` when that may have changed.
+
+import { conn } from './net.js';
+import { announce, toast } from './dom.js';
+
+/** @typedef {import('./protocol.js').TableState} TableState */
+/** @typedef {import('./protocol.js').Square} Square */
+/** @typedef {import('./presence.js').TableMsg} TableMsg */
+
+/**
+ * Sends moves with `request`; `onChange()` redraws what depends on
+ * `checking()`.
+ * @param {{ request: (msg: TableMsg) => Promise<unknown>, onChange: () => void }} options
+ */
+export function moveSender({ request, onChange }) {
+  /**
+   * The move last sent and not yet settled. `checking`: its answer never
+   * came (the connection dropped or hung): it may have landed, and the next
+   * state after the reconnect tells.
+   * @type {{ cell: string, gameId: string | null | undefined, ply: number, checking: boolean } | null}
+   */
+  let inflight = null;
+
+  /**
+   * Plays `cell` in the round of `table`, the state drawn.
+   * @param {TableState} table
+   * @param {Square} cell
+   */
+  function send(table, cell) {
+    // The round it is meant for: a retry after a reconnect is then never
+    // played in a later round (docs/protocol.md, "Retries").
+    /** @type {TableMsg} */
+    const move = { type: 'move', cell };
+    if (table.game_id) move.game_id = table.game_id;
+    const sent = { cell, gameId: table.game_id, ply: table.moves.length, checking: false };
+    inflight = sent;
+    request(move).then(() => {
+      if (inflight !== sent) return;
+      inflight = null;
+      onChange();
+    }).catch((err) => {
+      if (inflight !== sent) return;
+      if (err.code === 'timeout' || err.code === 'disconnected') {
+        // No answer is not a refusal: the move may have landed. The state
+        // after the reconnect settles it (settle).
+        sent.checking = true;
+        onChange();
+        return;
+      }
+      inflight = null;
+      onChange();
+      toast(err.message);
+    });
+  }
+
+  /**
+   * Once a state arrives over a live connection, tells what became of a
+   * move whose answer never came.
+   * @param {TableState} t
+   */
+  function settle(t) {
+    if (!inflight?.checking || conn.status !== 'online') return;
+    const { cell, gameId, ply } = inflight;
+    inflight = null;
+    if (t.game_id === gameId && t.moves[ply] === cell) {
+      announce(`Your move ${cell} was played.`);
+    } else if (t.game_id === gameId && t.status === 'in_progress') {
+      toast(`Your move ${cell} did not reach the server. Please play it again.`, { kind: 'info', ms: 5000 });
+    } else {
+      toast(`Your move ${cell} did not reach the server before the round ended.`, { kind: 'info', ms: 5000 });
+    }
+  }
+
+  /** Whether a move sent has no answer yet that the page can trust. */
+  function checking() {
+    return Boolean(inflight && (inflight.checking || conn.status !== 'online'));
+  }
+
+  return { send, settle, checking };
+}
