@@ -6,6 +6,7 @@
 use core::fmt;
 use core::str::FromStr;
 
+use crate::echo::Echo;
 use crate::{Bitboard, Player, Position, Rng, Square, solver};
 
 /// A computer player.
@@ -141,7 +142,7 @@ impl fmt::Display for ParseBotLevelError {
         write!(
             f,
             "'{}' is not a bot level: use random, easy, medium or perfect (alias impossible)",
-            self.0
+            Echo(&self.0)
         )
     }
 }

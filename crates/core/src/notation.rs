@@ -7,7 +7,8 @@
 //! when O moved first and both players have the same number of marks.
 //!
 //! Parsing checks that some game can reach the position and reports every
-//! reason it cannot ([`PositionError::reasons`]).
+//! reason it cannot ([`PositionError::reasons`]). A [`Board`] parses from
+//! the same nine cells with no check and no suffix, and prints back to them.
 //!
 //! ```
 //! use oxo_core::{Player, Position};
@@ -29,6 +30,7 @@
 use core::fmt;
 use core::str::FromStr;
 
+use crate::echo::Echo;
 use crate::{Board, Player, Position, Square};
 
 /// One reason a board cannot be reached by any game.
@@ -146,7 +148,8 @@ impl fmt::Display for ParsePositionError {
             }
             ParsePositionError::Turn { found } => write!(
                 f,
-                "unexpected {found:?} after the board: the only suffix is the side to move, x or o"
+                "unexpected \"{}\" after the board: the only suffix is the side to move, x or o",
+                Echo(found)
             ),
             ParsePositionError::Illegal(e) => e.fmt(f),
         }
@@ -164,6 +167,23 @@ impl From<PositionError> for ParsePositionError {
 impl Position {
     /// Checks that some game reaches `board` with `turn` to move (or with the
     /// side to move the counts imply, if `turn` is `None`).
+    ///
+    /// ```
+    /// use oxo_core::{Board, Illegal, Player, Position, Square::*};
+    ///
+    /// let mut board = Board::new();
+    /// for sq in [A1, B1, C1] {
+    ///     board.set(sq, Some(Player::X));
+    /// }
+    /// let err = Position::from_board(board, None).unwrap_err();
+    /// assert_eq!(err.reasons(), [Illegal::PieceCounts { x: 3, o: 0 }]);
+    ///
+    /// board.set(A2, Some(Player::O));
+    /// board.set(B2, Some(Player::O));
+    /// let pos = Position::from_board(board, None)?;
+    /// assert_eq!(pos.outcome().and_then(|o| o.winner()), Some(Player::X));
+    /// # Ok::<_, oxo_core::PositionError>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -234,47 +254,89 @@ impl FromStr for Position {
     type Err = ParsePositionError;
 
     fn from_str(s: &str) -> Result<Position, ParsePositionError> {
-        let trimmed_start = s.len() - s.trim_start().len();
-        let mut parts = s.trim().splitn(2, char::is_whitespace);
-        let cells_part = parts.next().expect("splitn yields at least one part");
-        let turn = match parts.next().map(str::trim) {
-            None | Some("") => None,
-            Some(t) => Some(t.parse::<Player>().map_err(|_| ParsePositionError::Turn {
+        let text = s.trim_start();
+        let lead = s[..s.len() - text.len()].chars().count();
+        let (cells, suffix) = text.split_at(text.find(char::is_whitespace).unwrap_or(text.len()));
+        // The board first: a space inside it cuts it short, and that is the
+        // mistake to report, not the text after the space.
+        let board = parse_cells(cells, lead)?;
+        let turn = match suffix.trim() {
+            "" => None,
+            t => Some(t.parse::<Player>().map_err(|_| ParsePositionError::Turn {
                 found: t.to_owned(),
             })?),
         };
-        let mut board = Board::new();
-        let mut cells = 0usize;
-        let mut slashes = Vec::new();
-        for (at, ch) in cells_part.char_indices() {
-            let mark = match ch {
-                'X' | 'x' => Some(Player::X),
-                'O' | 'o' => Some(Player::O),
-                '.' => None,
-                '/' => {
-                    slashes.push(cells);
-                    continue;
-                }
-                found => {
-                    return Err(ParsePositionError::Char {
-                        at: trimmed_start + cells_part[..at].chars().count(),
-                        found,
-                    });
-                }
-            };
-            if let Some(sq) = u8::try_from(cells).ok().and_then(Square::from_index) {
-                board.set(sq, mark);
-            }
-            cells += 1;
-        }
-        if cells != 9 {
-            return Err(ParsePositionError::Length { cells });
-        }
-        if !slashes.is_empty() && slashes != [3, 6] {
-            return Err(ParsePositionError::Rows);
-        }
         Ok(Position::from_board(board, turn)?)
     }
+}
+
+impl FromStr for Board {
+    type Err = ParsePositionError;
+
+    /// Parses the board part of the notation: nine cells `X`, `O` (either
+    /// case) or `.`, optionally split into rows by `/`, with surrounding
+    /// whitespace ignored. Any pattern parses, even one no game reaches; for
+    /// a checked position with the side to move, parse a [`Position`].
+    ///
+    /// ```
+    /// use oxo_core::{Board, Player, Position, Square};
+    ///
+    /// let board: Board = "XXX/OOO/...".parse()?;
+    /// assert_eq!(board.get(Square::A2), Some(Player::O));
+    /// assert_eq!(board.to_string(), "XXXOOO...");
+    /// assert!(Position::from_board(board, None).is_err(), "both have a line");
+    /// # Ok::<_, oxo_core::ParsePositionError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ParsePositionError::Length`], [`ParsePositionError::Char`] (a
+    /// suffix such as ` o` is one) or [`ParsePositionError::Rows`]; never
+    /// `Turn` or `Illegal`.
+    fn from_str(s: &str) -> Result<Board, ParsePositionError> {
+        let text = s.trim_start();
+        let lead = s[..s.len() - text.len()].chars().count();
+        parse_cells(text.trim_end(), lead)
+    }
+}
+
+/// Parses the cells of the notation, `X`, `O`, `.` and row separators, with
+/// no whitespace; `lead` is the number of characters of input before them,
+/// so that errors count characters from the start of the input.
+fn parse_cells(text: &str, lead: usize) -> Result<Board, ParsePositionError> {
+    let mut board = Board::new();
+    let mut cells = 0usize;
+    // Row separators are right only as exactly two, after cells 3 and 6.
+    let (mut slashes, mut rows_ok) = (0usize, true);
+    for (at, ch) in text.chars().enumerate() {
+        let mark = match ch {
+            'X' | 'x' => Some(Player::X),
+            'O' | 'o' => Some(Player::O),
+            '.' => None,
+            '/' => {
+                slashes += 1;
+                rows_ok &= (slashes, cells) == (1, 3) || (slashes, cells) == (2, 6);
+                continue;
+            }
+            found => {
+                return Err(ParsePositionError::Char {
+                    at: lead + at,
+                    found,
+                });
+            }
+        };
+        if let Some(sq) = u8::try_from(cells).ok().and_then(Square::from_index) {
+            board.set(sq, mark);
+        }
+        cells += 1;
+    }
+    if cells != 9 {
+        return Err(ParsePositionError::Length { cells });
+    }
+    if slashes > 0 && !(rows_ok && slashes == 2) {
+        return Err(ParsePositionError::Rows);
+    }
+    Ok(board)
 }
 
 impl fmt::Display for Board {
@@ -344,6 +406,50 @@ mod tests {
             Err(ParsePositionError::Turn {
                 found: "o x".into()
             })
+        );
+    }
+
+    #[test]
+    fn char_positions_count_characters_not_bytes() {
+        // U+3000 (ideographic space) is one character of three bytes.
+        assert_eq!(
+            "\u{3000}X.O.Z....".parse::<Position>(),
+            Err(ParsePositionError::Char { at: 5, found: 'Z' })
+        );
+        assert_eq!(
+            "éX.O.Z....".parse::<Position>(),
+            Err(ParsePositionError::Char { at: 0, found: 'é' })
+        );
+    }
+
+    #[test]
+    fn a_board_cut_short_is_reported_before_the_suffix() {
+        // A space inside the board: the board is short, not the suffix wrong.
+        assert_eq!(
+            "X.O X.... o".parse::<Position>(),
+            Err(ParsePositionError::Length { cells: 3 })
+        );
+        assert_eq!(
+            "X.O.X.. o".parse::<Position>(),
+            Err(ParsePositionError::Length { cells: 7 })
+        );
+    }
+
+    #[test]
+    fn boards_parse_and_print_without_legality() {
+        for text in ["X.O.X....", "XXXXXXXXX", "XXXOOO...", "........."] {
+            let board: Board = text.parse().expect("nine cells");
+            assert_eq!(board.to_string(), text);
+        }
+        let board: Board = " x.o/.x./... ".parse().expect("rows and lower case");
+        assert_eq!(board.to_string(), "X.O.X....");
+        assert_eq!(
+            "X.O.X.... o".parse::<Board>(),
+            Err(ParsePositionError::Char { at: 9, found: ' ' })
+        );
+        assert_eq!(
+            "X.O.X...".parse::<Board>(),
+            Err(ParsePositionError::Length { cells: 8 })
         );
     }
 

@@ -4,6 +4,8 @@ use core::fmt;
 use core::ops::Not;
 use core::str::FromStr;
 
+use crate::echo::Echo;
+
 /// One of the two players, `X` or `O`.
 ///
 /// ```
@@ -66,7 +68,7 @@ pub struct ParsePlayerError(pub String);
 
 impl fmt::Display for ParsePlayerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "'{}' is not a player: use x or o", self.0)
+        write!(f, "'{}' is not a player: use x or o", Echo(&self.0))
     }
 }
 

@@ -22,7 +22,10 @@ use crate::{Bitboard, Player, Position, Square};
 /// distance in plies to the end of the game.
 ///
 /// Ordered from worst to best for the side to move: a longer loss is better
-/// than a shorter one, a shorter win better than a longer one.
+/// than a shorter one, a shorter win better than a longer one. Draws of any
+/// length are equally good, but the order still puts the shorter first, so
+/// that it agrees with `==` (as [`Ord`] requires, and sets and sorting rely
+/// on).
 ///
 /// ```
 /// use oxo_core::{solver, Position, Value};
@@ -81,8 +84,17 @@ impl Value {
         }
     }
 
-    /// Describes the value for `player`, e.g. `X wins in 3`, `draw`,
-    /// `O loses in 2` (the winner is named either way).
+    /// Describes the value for `player`, the side to move, naming the
+    /// winner either way: `X wins in 3`, `draw`, and for a loss the
+    /// opponent's win.
+    ///
+    /// ```
+    /// use oxo_core::{Player, Value};
+    ///
+    /// assert_eq!(Value::Win(3).describe(Player::X), "X wins in 3");
+    /// assert_eq!(Value::Loss(2).describe(Player::O), "X wins in 2");
+    /// assert_eq!(Value::Draw(4).describe(Player::O), "draw");
+    /// ```
     #[must_use]
     pub fn describe(self, player: Player) -> String {
         match self {
@@ -101,7 +113,10 @@ impl PartialOrd for Value {
 
 impl Ord for Value {
     fn cmp(&self, other: &Value) -> Ordering {
-        self.rank().cmp(&other.rank())
+        // Equal ranks differ only for draws; their length breaks the tie.
+        self.rank()
+            .cmp(&other.rank())
+            .then_with(|| self.plies().cmp(&other.plies()))
     }
 }
 
@@ -280,6 +295,22 @@ pub fn table() -> &'static Table {
 #[must_use]
 pub fn value(position: &Position) -> Value {
     table().value(position)
+}
+
+/// The best moves of `position` for the side to move: every move of the
+/// best value (empty once the game is over). The perfect bot picks among
+/// them.
+///
+/// ```
+/// use oxo_core::{solver, Position, Square};
+///
+/// let pos: Position = "XX.OO....".parse()?; // X to move
+/// assert_eq!(solver::best_moves(&pos).first(), Some(Square::C1), "the win");
+/// assert_eq!(solver::best_moves(&Position::new()).count(), 9, "all draw");
+/// # Ok::<_, oxo_core::ParsePositionError>(())
+/// ```
+pub fn best_moves(position: &Position) -> Bitboard {
+    table().best_moves(position)
 }
 
 /// Every legal move of `position` with its value for the mover, best first.

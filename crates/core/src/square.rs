@@ -15,6 +15,8 @@
 use core::fmt;
 use core::str::FromStr;
 
+use crate::echo::Echo;
+
 /// One of the nine cells of the board.
 ///
 /// # Examples
@@ -36,16 +38,24 @@ use core::str::FromStr;
     schemars(rename_all = "lowercase")
 )]
 #[repr(u8)]
-#[allow(missing_docs)]
 pub enum Square {
+    /// Top left, index 0.
     A1 = 0,
+    /// Top middle, index 1.
     B1,
+    /// Top right, index 2.
     C1,
+    /// Middle left, index 3.
     A2,
+    /// The centre, index 4.
     B2,
+    /// Middle right, index 5.
     C2,
+    /// Bottom left, index 6.
     A3,
+    /// Bottom middle, index 7.
     B3,
+    /// Bottom right, index 8.
     C3,
 }
 
@@ -167,7 +177,7 @@ impl fmt::Display for ParseSquareError {
         write!(
             f,
             "'{}' is not a cell: use a1..c3 (column a-c, row 1-3 from the top) or {numbers}",
-            self.input
+            Echo(&self.input)
         )
     }
 }

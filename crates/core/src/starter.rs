@@ -4,6 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::Player;
+use crate::echo::Echo;
 
 /// The rule that picks each round's first player.
 ///
@@ -105,7 +106,7 @@ impl fmt::Display for ParseStarterError {
         write!(
             f,
             "'{}' is not a first-move rule: use x, o, toss or alternate",
-            self.0
+            Echo(&self.0)
         )
     }
 }

@@ -2,7 +2,7 @@
 //! eight-line check, undo restores the exact previous state, notation round
 //! trips, and no string makes a parser panic.
 
-use oxo_core::{Bitboard, BotLevel, Game, Outcome, Player, Position, Square, WinReason};
+use oxo_core::{Bitboard, BotLevel, Game, Outcome, Player, Position, Square, Starter, WinReason};
 use proptest::prelude::*;
 
 /// The eight lines as cell indices, written out by hand.
@@ -134,6 +134,70 @@ proptest! {
             Err(e) => prop_assert_eq!(e.input(), s.as_str()),
         }
     }
+
+    #[test]
+    fn parse_errors_are_short_and_printable(
+        s in prop_oneof![any::<String>(), "[\\x00-\\x1f\\x7f-\\x9f\u{202e}xXoO./ b2]{0,60}"]
+    ) {
+        for message in parse_errors(&s) {
+            prop_assert!(message.chars().count() <= MAX_MESSAGE, "{:?}", message);
+            prop_assert!(!message.chars().any(char::is_control), "{:?}", message);
+        }
+    }
+}
+
+/// The longest error message a parser may write, whatever the input: the
+/// input is quoted, not copied whole.
+const MAX_MESSAGE: usize = 200;
+
+/// The messages of every parser that refuses `s`.
+fn parse_errors(s: &str) -> Vec<String> {
+    [
+        s.parse::<Position>().err().map(|e| e.to_string()),
+        s.parse::<oxo_core::Board>().err().map(|e| e.to_string()),
+        s.parse::<Square>().err().map(|e| e.to_string()),
+        Square::from_wire(s).err().map(|e| e.to_string()),
+        s.parse::<Player>().err().map(|e| e.to_string()),
+        s.parse::<BotLevel>().err().map(|e| e.to_string()),
+        s.parse::<Starter>().err().map(|e| e.to_string()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// A megabyte of text, or text full of terminal escapes, gives a short
+/// message that says what was wrong, with the input clipped and escaped.
+#[test]
+fn huge_and_control_inputs_give_short_printable_errors() {
+    let huge = "x".repeat(1_000_000);
+    let inputs = [
+        huge.clone(),
+        format!("X.O.X.... {huge}"),
+        format!("X.O.X.... \u{1b}]0;pwned\u{7}{huge}"),
+        "\u{1b}[2J".to_owned(),
+        "é".repeat(100_000),
+    ];
+    for input in &inputs {
+        let messages = parse_errors(input);
+        let head: String = input.chars().take(20).collect();
+        assert_eq!(messages.len(), 7, "every parser refuses {head:?}");
+        for message in messages {
+            assert!(message.chars().count() <= MAX_MESSAGE, "{message:?}");
+            assert!(!message.chars().any(char::is_control), "{message:?}");
+        }
+    }
+    let err = format!("X.O.X.... {huge}")
+        .parse::<Position>()
+        .expect_err("a bad suffix");
+    assert!(err.to_string().starts_with("unexpected \"xxxx"), "{err}");
+    assert!(err.to_string().contains("…\" after the board"), "{err}");
+    let err = "\u{1b}[2J".parse::<Square>().expect_err("not a cell");
+    assert!(
+        err.to_string().starts_with("'\\u{1b}[2J' is not a cell"),
+        "{err}"
+    );
+    assert_eq!(err.input(), "\u{1b}[2J", "the error keeps the whole input");
 }
 
 /// A mask becomes a set only through its nine low bits: `from_bits` refuses

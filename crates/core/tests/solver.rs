@@ -171,6 +171,7 @@ fn values_agree_with_move_lists() {
         let value = solver::value(&pos);
         let moves = solver::analyze(&pos);
         let best = solver::table().best_moves(&pos);
+        assert_eq!(solver::best_moves(&pos), best, "{pos}");
         if let Some(outcome) = pos.outcome() {
             let expected = if outcome.winner().is_some() {
                 Value::Loss(0)
@@ -319,10 +320,13 @@ fn values_order_and_print() {
     for pair in ordered.windows(2) {
         assert!(pair[0] < pair[1], "{pair:?}");
     }
+    // Draws of any length are equally good; the order still tells them
+    // apart, as `==` does.
     assert_eq!(
         Value::Draw(3).cmp(&Value::Draw(7)),
-        std::cmp::Ordering::Equal
+        std::cmp::Ordering::Less
     );
+    assert!(Value::Draw(7) < Value::Win(9) && Value::Loss(1) < Value::Draw(0));
     assert_eq!(Value::Win(3).to_string(), "win in 3");
     assert_eq!(Value::Draw(4).to_string(), "draw");
     assert_eq!(Value::Loss(2).to_string(), "loss in 2");
@@ -332,4 +336,21 @@ fn values_order_and_print() {
     assert_eq!(Value::Draw(2).describe(Player::X), "draw");
     assert_eq!(Value::Loss(2).kind(), "loss");
     assert_eq!(Value::Draw(6).plies(), 6);
+}
+
+/// `Ord` agrees with `==` (as `Ord` requires, and `BTreeSet` and
+/// `dedup` rely on): two values compare equal only when they are equal.
+#[test]
+fn value_order_agrees_with_equality() {
+    let all: Vec<Value> = (0..=9)
+        .flat_map(|n| [Value::Win(n), Value::Draw(n), Value::Loss(n)])
+        .collect();
+    for a in &all {
+        for b in &all {
+            assert_eq!(a.cmp(b) == std::cmp::Ordering::Equal, a == b, "{a:?} {b:?}");
+            assert_eq!(a.cmp(b), b.cmp(a).reverse(), "{a:?} {b:?}");
+        }
+    }
+    let set: std::collections::BTreeSet<Value> = [Value::Draw(3), Value::Draw(7)].into();
+    assert_eq!(set.len(), 2);
 }
