@@ -298,12 +298,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let max_connections = connection_limit(args.max_connections);
     let config = config(&args, max_connections)?;
-    let state = AppState::new(config)
-        .with_context(|| format!("cannot open the database {}", shown(&args.db)))?;
-    let shutdown = shutdown_signal()?;
+    // Listen first: an address that cannot be had must not leave a new
+    // database behind. Clients that come before the database is open
+    // wait in the listener's backlog.
     let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;
+    let state = AppState::new(config)
+        .with_context(|| format!("cannot open the database {}", shown(&args.db)))?;
+    let shutdown = shutdown_signal()?;
     let addr = listener
         .local_addr()
         .context("cannot read the bound address")?;
