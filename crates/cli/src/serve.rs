@@ -67,7 +67,7 @@ pub(crate) struct ServeArgs {
     log_format: LogFormat,
     /// The most WebSocket connections at once [default: what the open-files
     /// limit allows, less 64 kept for the database and HTTP, at most 20000].
-    #[arg(long)]
+    #[arg(long, value_parser = parse_connection_limit)]
     max_connections: Option<usize>,
     /// The most WebSocket connections one client address may hold open at
     /// once (IPv6 by /64), and with it at most 64 plain HTTP ones (0, or
@@ -294,6 +294,18 @@ fn connection_limit(requested: Option<usize>) -> usize {
     chosen
 }
 
+/// `--max-connections`: a whole number, at least 1 (a server that takes
+/// no connection at all is a mistake, not a setting).
+fn parse_connection_limit(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "expected a whole number of connections, at least 1 (leave the flag out for \
+             what the open-files limit allows), not {s:?}"
+        )),
+    }
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let max_connections = connection_limit(args.max_connections);
@@ -345,6 +357,16 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_connection_limit_is_a_whole_number_from_one() {
+        assert_eq!(parse_connection_limit("1"), Ok(1));
+        assert_eq!(parse_connection_limit("20000"), Ok(20_000));
+        for bad in ["0", "-5", "1.5", "lots", ""] {
+            let e = parse_connection_limit(bad).expect_err(bad);
+            assert!(e.contains("at least 1"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn a_database_url_is_shown_without_its_password() {
