@@ -160,3 +160,51 @@ export async function cuttableSocket(page) {
     },
   };
 }
+
+/**
+ * Routes the page's WebSocket through the test, which answers some of the
+ * page's requests itself instead of passing them on: `refuse(type, code,
+ * message)` makes every later request of that `type` get an `error` reply
+ * with that code (a failure the real server gives only rarely, such as
+ * `internal`); `allow(type)` passes them on again. Call before the page
+ * opens its socket.
+ */
+export async function refusingSocket(page) {
+  const refused = new Map();
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      let msg = null;
+      try {
+        msg = JSON.parse(String(m));
+      } catch {
+        // Not JSON: the server says so.
+      }
+      const refusal = msg && refused.get(msg.type);
+      if (!refusal) {
+        server.send(m);
+        return;
+      }
+      ws.send(JSON.stringify({ type: 'error', id: msg.id, code: refusal.code, message: refusal.message }));
+    });
+  });
+  return {
+    refuse(type, code, message) {
+      refused.set(type, { code, message });
+    },
+    allow(type) {
+      refused.delete(type);
+    },
+  };
+}
+
+/** Says `text` in the chat of the game page `page`. */
+export async function say(page, text) {
+  const box = page.getByRole('textbox', { name: 'Chat message' });
+  await box.fill(text);
+  await box.press('Enter');
+  await expect(box).toHaveValue('');
+}
+
+/** The chat messages the page shows, oldest first. */
+export const chatLines = (page) => page.locator('#chatlog .chat-text');

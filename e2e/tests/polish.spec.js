@@ -115,7 +115,7 @@ test('a game or table that does not exist is said in plain words', async ({ page
   }
 });
 
-test('after a reload the chat says earlier messages are not kept', async ({ page, player }) => {
+test('after a reload the chat shows the messages said before it', async ({ page, player }) => {
   await page.goto('/');
   await expect(page.getByRole('button', { name: 'Create a table' })).toBeVisible();
   // A fresh table: nothing was said yet.
@@ -131,6 +131,7 @@ test('after a reload the chat says earlier messages are not kept', async ({ page
   await play(page, 'b2', 'X');
   await page.reload();
   await expect(status(page)).toHaveText('Waiting for Bob…');
-  await expect(page.locator('#chatlog')).toContainText('Earlier messages are not kept');
+  await expect(page.locator('#chatlog .chat-text')).toHaveText(['good luck']);
+  await expect(page.locator('#chatlog .chat-from')).toHaveText(['Bob']);
   await expect(page.locator('#chatlog')).not.toContainText('No messages yet');
 });

@@ -1,18 +1,23 @@
 // @ts-check
-// The game page's chat panel: the messages said at this table while the
-// page is open, and the box to say one.
+// The game page's chat panel: what was said at this table, and the box to
+// say one.
 //
-// It owns its elements and its count of messages, and nothing else: the
-// page hands it its table's `chat` events (`add`) and its first table state
-// (`firstState`), and gives it the function that sends a message. Whether
-// the panel shows at all (not in pass and play) is the page's call.
+// The server keeps a table's latest messages (`chat_history`): the page
+// asks for them whenever it (re)attaches to the table, on opening, after a
+// reload and after a reconnect, and hands them over (`history`); live
+// `chat` events (`add`) follow them. Only what is not shown yet is added,
+// so after a reconnect nothing shows twice or is read out again, and what
+// was shown stays when the server forgot it (a restart).
+//
+// It owns its elements and the messages it shows, and nothing else: the
+// page gives it the function that sends a message. Whether the panel shows
+// at all (not in pass and play) is the page's call.
 
 import { conn } from './net.js';
 import { h, replace, toast } from './dom.js';
 import { MAX_CHAT_CHARS } from './limits.js';
 
-/** @typedef {import('./protocol.js').TableState} TableState */
-/** @typedef {import('./protocol.js').ServerMsgChat} ServerMsgChat */
+/** @typedef {import('./protocol.js').ChatLine} ChatLine */
 
 /** Chat messages kept on screen; older ones scroll away for good. */
 const MAX_CHAT = 100;
@@ -23,10 +28,11 @@ const MAX_CHAT = 100;
  * @param {{ send: (text: string) => Promise<unknown> }} options
  */
 export function chatPanel({ send }) {
-  let count = 0;
+  /** @type {ChatLine[]} the messages shown, oldest first (one per item of the log) */
+  let shown = [];
 
-  const log = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages' },
-    h('li.empty', {}, 'No messages yet.'));
+  const empty = () => h('li.empty', {}, 'No messages yet.');
+  const log = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages' }, empty());
   // Said under the box when a message is not sent (a blank one).
   const hint = h('p.chat-hint', { id: 'chat-hint', hidden: true, role: 'status' });
   const input = /** @type {HTMLInputElement} */ (h('input.chat-input', {
@@ -68,34 +74,45 @@ export function chatPanel({ send }) {
   }
 
   /**
-   * The first state of the table since the page opened. The protocol
-   * keeps no chat: after a reload (or coming back to a table where things
-   * happened) say so, rather than "No messages yet".
-   * @param {TableState} t
-   */
-  function firstState(t) {
-    if (count > 0) return;
-    if (t.moves.length > 0 || t.round > 1 || t.status === 'round_over') {
-      replace(log, h('li.empty', {}, 'Earlier messages are not kept: only those sent while this page is open show here.'));
-    }
-  }
-
-  /**
-   * Shows a message said at this table.
-   * @param {ServerMsgChat} msg
+   * Shows a message said at this table (a `chat` event's, or a line of the
+   * history).
+   * @param {ChatLine} msg
    */
   function add(msg) {
-    if (count === 0) log.replaceChildren();
-    count += 1;
+    if (shown.length === 0) log.replaceChildren();
+    shown.push({ from_id: msg.from_id, from_name: msg.from_name, text: msg.text });
     log.append(
       h(`li.chat-msg${msg.from_id === conn.playerId ? '.is-mine' : ''}`, {},
         h('span.chat-from', {}, msg.from_name),
         h('span.chat-text', {}, msg.text),
       ),
     );
-    while (log.children.length > MAX_CHAT) log.firstChild?.remove();
+    while (shown.length > MAX_CHAT) {
+      shown.shift();
+      log.firstChild?.remove();
+    }
     log.scrollTop = log.scrollHeight;
   }
 
-  return { el, add, firstState };
+  /**
+   * The table's chat so far, oldest first, as the server keeps it (its
+   * latest messages): what is not shown yet is added. The history picks up
+   * where the longest tail of what is shown ends (after a reconnect, the
+   * messages said meanwhile follow what is shown; once the server's window
+   * has moved on, it starts inside what is shown); with nothing in common
+   * it is all new, and what is shown stays above it (the server forgot
+   * its history in a restart, or more was said meanwhile than it keeps).
+   * @param {ChatLine[]} messages
+   */
+  function history(messages) {
+    const same = (/** @type {ChatLine} */ a, /** @type {ChatLine} */ b) =>
+      a.from_id === b.from_id && a.from_name === b.from_name && a.text === b.text;
+    const tailStarts = (/** @type {number} */ n) =>
+      shown.slice(shown.length - n).every((m, i) => same(m, messages[i]));
+    let common = Math.min(shown.length, messages.length);
+    while (common > 0 && !tailStarts(common)) common -= 1;
+    for (const m of messages.slice(common)) add(m);
+  }
+
+  return { el, add, history };
 }

@@ -64,20 +64,23 @@ export function segmented(name, legend, options, selected, onChange) {
 /**
  * Makes `button` ask for a second click within a few seconds before it
  * acts, when `needsConfirm()` says so. Returns a function that disarms it.
+ * `label` is the button's text when not armed, or a function that says
+ * what it is now (a button whose job changes with the state).
  * @param {HTMLElement} button
- * @param {{ label: string, confirmLabel: string, needsConfirm: () => boolean, action: () => void }} options
+ * @param {{ label: string | (() => string), confirmLabel: string, needsConfirm: () => boolean, action: () => void }} options
  * @returns {() => void}
  */
 export function confirmable(button, { label, confirmLabel, needsConfirm, action }) {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let armed;
+  const labelNow = typeof label === 'function' ? label : () => label;
   const reset = () => {
     clearTimeout(armed);
     armed = undefined;
-    button.textContent = label;
+    button.textContent = labelNow();
     button.classList.remove('is-armed');
   };
-  button.textContent = label;
+  button.textContent = labelNow();
   button.addEventListener('click', () => {
     if (!needsConfirm() || armed) {
       reset();

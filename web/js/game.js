@@ -16,7 +16,9 @@
 // panels own their elements and draw the state they are handed: the
 // scoreboard (scoreboard.js), the controls around the board
 // (gamecontrols.js), the hints (hints.js), the move list with its verdicts
-// (movelist.js) and the chat (chat.js). None of them imports another.
+// (movelist.js) and the chat (chat.js), which shows the table's chat
+// history each time we take our place (presence.js says when). None of
+// them imports another.
 
 import { conn } from './net.js';
 import { h, replace, announce } from './dom.js';
@@ -64,7 +66,7 @@ export function mountGame(main, { tableId, watch }) {
    */
   let departure = null;
 
-  const presence = new Presence(tableId, { watch, onMissing: showMissing });
+  const presence = new Presence(tableId, { watch, onAttached: askChatHistory, onMissing: showMissing });
   const sender = moveSender({
     request: (msg) => presence.request(msg),
     onChange: () => {
@@ -119,6 +121,16 @@ export function mountGame(main, { tableId, watch }) {
     // (a move queued while offline could land much later, unseen).
     if (!canMove()) return;
     sender.send(current(), SQUARES[i]);
+  }
+
+  /**
+   * We have taken our place at the table (on opening, after a reload or a
+   * reconnect): the chat so far comes as a `chat_history` event, which
+   * replaces what the panel shows. Failing that, the panel keeps what it
+   * has.
+   */
+  function askChatHistory() {
+    presence.request({ type: 'chat_history' }).catch(() => {});
   }
 
   /** The table does not exist, or it has closed: the page says so. */
@@ -221,7 +233,6 @@ export function mountGame(main, { tableId, watch }) {
   /** @param {import('./protocol.js').ServerMsgTable} msg */
   function onTable({ table: t }) {
     if (t.id !== tableId || presence.gone) return;
-    if (!table) chat.firstState(t);
     const left = departed(table, t);
     if (left) departure = left;
     else if (t.status !== 'waiting') departure = null;
@@ -263,7 +274,10 @@ export function mountGame(main, { tableId, watch }) {
   cleanups.push(() => document.removeEventListener('keydown', onKey));
   cleanups.push(conn.on('table', onTable));
   cleanups.push(conn.on('chat', (msg) => {
-    if (msg.table_id === tableId) chat.add(msg);
+    if (msg.table_id === tableId && !presence.gone) chat.add(msg);
+  }));
+  cleanups.push(conn.on('chat_history', (msg) => {
+    if (msg.table_id === tableId && !presence.gone) chat.history(msg.messages);
   }));
   cleanups.push(conn.on('welcome', () => presence.attach()));
   cleanups.push(conn.on('status', (status) => {

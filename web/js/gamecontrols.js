@@ -44,8 +44,10 @@ export function gameControls({ tableId, presence }) {
     needsConfirm: () => true,
     action: forfeit,
   });
+  // A spectator's Leave stops watching, and says so (also while stopping,
+  // and after stopping failed).
   const resetLeave = confirmable(leaveButton, {
-    label: 'Leave',
+    label: () => (table && mySeats(table).length === 0 ? 'Stop watching' : 'Leave'),
     confirmLabel: 'Leave and forfeit?',
     needsConfirm: () => table?.status === 'in_progress' && mySeats(table).length > 0 && !table.options.pass_and_play,
     action: () => presence.leave(),
@@ -116,8 +118,7 @@ export function gameControls({ tableId, presence }) {
     forfeitButton.hidden = !(seated && t.status === 'in_progress');
     if (forfeitButton.hidden) resetForfeit();
     leaveButton.hidden = false;
-    if (!seated) leaveButton.textContent = 'Stop watching';
-    else resetLeave();
+    resetLeave();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
     share.hidden = !(seated && t.status === 'waiting' && !vsBot && !isPass());
     const free = !seatInfo('X') || !seatInfo('O');

@@ -55,7 +55,10 @@ export function hintsSwitch(onChange) {
     const want = on && wanted;
     const position = `${table.board} ${table.turn}`;
     if (!want) {
+      // Forgotten with the hints: wanted again, even in this same
+      // position, they are fetched again.
       hints = null;
+      key = '';
     } else if (key !== position) {
       hints = null;
       key = position;

@@ -17,8 +17,9 @@
 //   answer in time, the socket is given up at once (status `offline`) and
 //   a new one is tried with backoff; none while the browser says it is
 //   offline (its `online` event `nudge()`s).
-// - Events (`table`, `chat`, `lobby`, `closing`) and connection changes
-//   (`status`, `welcome`) reach listeners registered with `on(type, fn)`.
+// - Events (`table`, `chat`, `chat_history`, `lobby`, `closing`) and
+//   connection changes (`status`, `welcome`) reach listeners registered
+//   with `on(type, fn)`.
 //
 // Request ids start from the clock (milliseconds × 1000) so that ids stay
 // unique across reloads of the page, not just within one connection.
@@ -51,6 +52,7 @@ import { PROTOCOL_VERSION } from './limits.js';
  *   welcome: ServerMsgWelcome,
  *   table: import('./protocol.js').ServerMsgTable,
  *   chat: import('./protocol.js').ServerMsgChat,
+ *   chat_history: import('./protocol.js').ServerMsgChatHistory,
  *   lobby: import('./protocol.js').ServerMsgLobby,
  *   closing: import('./protocol.js').ServerMsgClosing,
  *   error: ServerMsgError,
@@ -227,6 +229,7 @@ export class Connection extends Emitter {
       case 'closing':
       case 'table':
       case 'chat':
+      case 'chat_history':
       case 'lobby':
         // Events: each reaches the listeners of its type.
         this.emit(msg.type, msg);

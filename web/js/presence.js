@@ -11,7 +11,14 @@
 //
 // It holds no table state and draws nothing: the page reads who we are
 // (`role`) and whether it is done with the table (`gone`), and is told
-// through `onMissing` when the table does not exist.
+// through `onAttached` each time we have taken our place (to catch up on
+// what a page that was away missed, such as the chat) and through
+// `onMissing` when the table does not exist.
+//
+// A new game against the computer is created before this table is left:
+// if creating fails, nothing changed and we are still here. Only a player
+// at the limit of tables in play must leave first to make room; if creating
+// fails then, this table is gone and we go home.
 
 import { conn } from './net.js';
 import { toast } from './dom.js';
@@ -28,13 +35,16 @@ import { createBotTable } from './botgame.js';
 export class Presence {
   /**
    * Our place at table `tableId`; `watch`: as a spectator (`?watch`);
-   * `onMissing()` is called once we learn that the table does not exist.
+   * `onAttached()` is called each time we have taken our place (on
+   * opening, and after every reconnect); `onMissing()` once we learn that
+   * the table does not exist.
    * @param {string} tableId
-   * @param {{ watch: boolean, onMissing: () => void }} options
+   * @param {{ watch: boolean, onAttached: () => void, onMissing: () => void }} options
    */
-  constructor(tableId, { watch, onMissing }) {
+  constructor(tableId, { watch, onAttached, onMissing }) {
     this.tableId = tableId;
     this.watch = watch;
+    this.onAttached = onAttached;
     this.onMissing = onMissing;
     /** @type {'player' | 'spectator' | null} what we were, for reconnects */
     this.role = null;
@@ -79,7 +89,9 @@ export class Presence {
       } else if (err.code !== 'timeout') {
         toast(err.message);
       }
+      return;
     }
+    if (!this.gone) this.onAttached();
   }
 
   async watchTable() {
@@ -121,33 +133,71 @@ export class Presence {
 
   /**
    * Leaves the table for a new game against the computer, as `choice`
-   * says, and goes to it. Resolves to false if that failed (a toast says
-   * why).
+   * says, and goes to it. Resolves to false if that failed and we are
+   * still here (a toast says why).
    * @param {import('./botgame.js').BotChoice} choice
    * @returns {Promise<boolean>}
    */
   async newGame(choice) {
+    let id;
     try {
-      try {
-        await this.request({ type: 'leave_table' });
-      } catch (err) {
-        if (err.code !== 'not_seated' && err.code !== 'no_such_table') throw err;
+      id = await createBotTable(choice);
+    } catch (err) {
+      if (err.code !== 'too_many_tables') {
+        // Nothing changed: the game here goes on.
+        toast(err.message);
+        return false;
       }
-      this.role = null;
-      forget(this.tableId);
-      this.gone = true;
-      const id = await createBotTable(choice);
+      // At the limit of tables in play: this one makes room first.
+      try {
+        await this.giveUp();
+      } catch (err2) {
+        toast(err2.message);
+        return false;
+      }
+      try {
+        id = await createBotTable(choice);
+      } catch (err2) {
+        // This table is gone already: home, where a game can be started.
+        toast(err2.message);
+        navigate('/');
+        return true;
+      }
       navigate(`/t/${encodeURIComponent(id)}`);
       return true;
-    } catch (err) {
-      this.gone = false;
-      toast(err.message);
-      return false;
     }
+    try {
+      await this.giveUp();
+    } catch (err) {
+      // The new game is there all the same; this one stays in the list of
+      // our games on the home page.
+      toast(`The last game was not left: ${err.message}`);
+    }
+    navigate(`/t/${encodeURIComponent(id)}`);
+    return true;
+  }
+
+  /**
+   * Leaves the table for good, without drawing its last state: the page
+   * goes elsewhere next. If that is refused we are still here (it throws).
+   */
+  async giveUp() {
+    this.gone = true;
+    try {
+      await this.request({ type: 'leave_table' });
+    } catch (err) {
+      if (err.code !== 'not_seated' && err.code !== 'no_such_table') {
+        this.gone = false;
+        throw err;
+      }
+    }
+    this.role = null;
+    forget(this.tableId);
   }
 
   /** The page goes: a spectator stops watching (a seat is kept). */
   close() {
+    this.gone = true;
     if (this.role === 'spectator' && conn.status === 'online') {
       conn.request({ type: 'leave_table', table_id: this.tableId }).catch(() => {});
     }

@@ -1,0 +1,132 @@
+// The chat keeps what was said: the server holds a table's latest messages
+// (`chat_history`), and the game page shows them whenever it (re)attaches
+// to the table: on opening the link, after a reload, and after a dropped
+// connection comes back. Only what the panel does not show yet is added,
+// so a reconnect doubles nothing; live messages keep coming after it.
+
+import { test, expect } from '../support/fixtures.js';
+import { status, play, cuttableSocket, say, chatLines } from '../support/game.js';
+
+/**
+ * Alice (`page`) opens a table and Bob joins it by its link; Bob's page is
+ * set up with `before(bob)` first (e.g. to route its socket). Returns
+ * Bob's page and the table's link.
+ */
+async function aliceAndBob(page, player, before = async () => {}) {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const link = page.url();
+  const bob = await player('Bob');
+  await before(bob);
+  await bob.goto(link);
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await expect(status(bob)).toHaveText('Waiting for Alice…');
+  return { bob, link };
+}
+
+/** Alice and Bob each say something; both see both lines. */
+async function chatted(page, bob) {
+  await say(page, 'hi Bob');
+  await expect(chatLines(bob)).toHaveText(['hi Bob']);
+  await say(bob, 'hi Alice');
+  await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice']);
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice']);
+}
+
+test('after a reload the chat shows what was said, once, and goes on', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player);
+  await chatted(page, bob);
+  await play(page, 'b2', 'X');
+
+  await bob.reload();
+  await expect(status(bob)).toHaveText('Your turn (O)');
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice']);
+  // Who said what, as before the reload.
+  await expect(bob.locator('#chatlog .chat-msg.is-mine .chat-text')).toHaveText(['hi Alice']);
+  await expect(bob.locator('#chatlog .chat-msg .chat-from')).toHaveText(['Alice', 'Bob']);
+  await expect(bob.locator('#chatlog')).not.toContainText('No messages yet');
+
+  // Live messages follow the history.
+  await say(page, 'welcome back');
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'welcome back']);
+  await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice', 'welcome back']);
+});
+
+test('a spectator who opens the table later sees the chat so far', async ({ page, player }) => {
+  const { bob, link } = await aliceAndBob(page, player);
+  await chatted(page, bob);
+
+  // Both seats are taken: Fay, opening the link, watches.
+  const fay = await player('Fay');
+  await fay.goto(link);
+  await expect(status(fay)).toHaveText('Alice (X) to move');
+  await expect(chatLines(fay)).toHaveText(['hi Bob', 'hi Alice']);
+  await expect(fay.locator('#chatlog .chat-msg.is-mine')).toHaveCount(0);
+
+  // And what is said next.
+  await say(bob, 'hello Fay');
+  await expect(chatLines(fay)).toHaveText(['hi Bob', 'hi Alice', 'hello Fay']);
+  await say(fay, 'hi both');
+  await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice', 'hello Fay', 'hi both']);
+});
+
+test('after a dropped connection the chat doubles nothing and catches up', async ({ page, player }) => {
+  /** @type {Awaited<ReturnType<typeof cuttableSocket>> | null} */
+  let net = null;
+  const { bob } = await aliceAndBob(page, player, async (b) => {
+    net = await cuttableSocket(b);
+  });
+  await chatted(page, bob);
+
+  await net.cut();
+  await expect(bob.locator('#conn')).toBeVisible();
+  // Said while Bob's connection was down.
+  await say(page, 'are you there?');
+  await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice', 'are you there?']);
+
+  net.restore();
+  await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'are you there?']);
+  await say(bob, 'back');
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'are you there?', 'back']);
+  await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice', 'are you there?', 'back']);
+});
+
+test('a server that forgot its chat in a restart leaves what was shown', async ({ page, player }) => {
+  // Bob's socket goes through the test, which can cut it and then answer
+  // `chat_history` as a server that has just restarted would: empty.
+  let cut = false;
+  let forgetful = false;
+  /** @type {import('@playwright/test').WebSocketRoute[]} */
+  const sockets = [];
+  const { bob } = await aliceAndBob(page, player, async (b) => {
+    await b.routeWebSocket(/\/ws$/, (ws) => {
+      if (cut) {
+        ws.close();
+        return;
+      }
+      const server = ws.connectToServer();
+      sockets.push(ws);
+      ws.onMessage((m) => {
+        const msg = JSON.parse(String(m));
+        if (forgetful && msg.type === 'chat_history') {
+          ws.send(JSON.stringify({ type: 'chat_history', table_id: msg.table_id, messages: [] }));
+          ws.send(JSON.stringify({ type: 'ok', id: msg.id, table_id: msg.table_id }));
+          return;
+        }
+        server.send(m);
+      });
+    });
+  });
+  await chatted(page, bob);
+
+  cut = true;
+  for (const ws of sockets) await ws.close();
+  await expect(bob.locator('#conn')).toBeVisible();
+  forgetful = true;
+  cut = false;
+  await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
+  await say(page, 'still here');
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'still here']);
+});
