@@ -16,6 +16,8 @@ use oxo_server::{AppState, Config, DbLocation, RateLimit};
 
 use crate::fds;
 
+mod flags;
+
 /// How log lines look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum LogFormat {
@@ -56,7 +58,7 @@ pub(crate) struct ServeArgs {
     /// Cluster only: how long a node keeps its tables without renewing its
     /// lease; a node that dies or stops loses them to the others this long
     /// after its last renewal, e.g. `2s`.
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    #[arg(long, default_value = "2s", value_parser = flags::lease)]
     lease: Duration,
     /// How long a disconnected player keeps the seat before losing the
     /// round, e.g. `60s`, `500ms`, `2m`.
@@ -67,7 +69,7 @@ pub(crate) struct ServeArgs {
     log_format: LogFormat,
     /// The most WebSocket connections at once [default: what the open-files
     /// limit allows, less 64 kept for the database and HTTP, at most 20000].
-    #[arg(long, value_parser = parse_connection_limit)]
+    #[arg(long, value_parser = flags::connection_limit)]
     max_connections: Option<usize>,
     /// The most WebSocket connections one client address may hold open at
     /// once (IPv6 by /64), and with it at most 64 plain HTTP ones (0, or
@@ -77,17 +79,17 @@ pub(crate) struct ServeArgs {
     /// Messages per second per connection, with bursts of twice as many
     /// (0: no rate limits at all, e.g. for load tests: neither messages nor
     /// new players nor connections per address).
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = 50.0, value_parser = flags::rate)]
     rate_limit: f64,
     /// New players (a `hello` without a token) per minute from one client
     /// address, after a burst of as many (0: no limit).
     #[arg(long, default_value_t = 30)]
     new_players_per_minute: u32,
     /// Close connections from which nothing has arrived for this long.
-    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, default_value = "60s", value_parser = flags::idle_timeout)]
     idle_timeout: Duration,
     /// The most tables one player may hold a seat at.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = flags::seat_limit)]
     max_tables_per_player: usize,
     /// A reverse proxy (HAProxy, nginx) whose X-Forwarded-For header names
     /// the client for per-address limits; repeat for several. Without it
@@ -97,7 +99,7 @@ pub(crate) struct ServeArgs {
     /// A web origin (`https://example.com`) whose pages may open
     /// WebSockets here besides the server's own (`*`: any); repeat for
     /// several. Other sites' pages are refused (403).
-    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", value_parser = flags::origin)]
     allowed_origins: Vec<String>,
     /// Threads that serve connections and run the tables (the SQLite
     /// writer has a thread of its own besides). By default one per core
@@ -294,18 +296,6 @@ fn connection_limit(requested: Option<usize>) -> usize {
     chosen
 }
 
-/// `--max-connections`: a whole number, at least 1 (a server that takes
-/// no connection at all is a mistake, not a setting).
-fn parse_connection_limit(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "expected a whole number of connections, at least 1 (leave the flag out for \
-             what the open-files limit allows), not {s:?}"
-        )),
-    }
-}
-
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let max_connections = connection_limit(args.max_connections);
@@ -357,16 +347,6 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_connection_limit_is_a_whole_number_from_one() {
-        assert_eq!(parse_connection_limit("1"), Ok(1));
-        assert_eq!(parse_connection_limit("20000"), Ok(20_000));
-        for bad in ["0", "-5", "1.5", "lots", ""] {
-            let e = parse_connection_limit(bad).expect_err(bad);
-            assert!(e.contains("at least 1"), "{bad}: {e}");
-        }
-    }
 
     #[test]
     fn a_database_url_is_shown_without_its_password() {
