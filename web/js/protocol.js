@@ -339,6 +339,14 @@
  */
 
 /**
+ * The client stops showing the table (e.g. its player went back to the home page) but keeps its seat: this connection no longer counts as the player being there. A seated player with no other connection at the table is shown away, and during a round the reconnect grace runs; a spectator stops watching. `join_table` (or any request about the table) comes back.
+ * @typedef {object} RequestStepAway
+ * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
+ * @property {TableId} table_id The table.
+ * @property {"step_away"} type
+ */
+
+/**
  * Plays a cell (`"b2"` or an index 0..8).
  * @typedef {object} RequestMove
  * @property {(number | null)} [id] The client's own id for this request, echoed in the reply: an integer from 0 to [`MAX_REQUEST_ID`] (2^53 − 1); a larger one makes the request unreadable (`bad_request`).
@@ -412,7 +420,7 @@
 
 /**
  * One request from a client: the message and the client's optional request id, which the server's reply carries back. A retried `move` with the same id is never applied twice.
- * @typedef {RequestHello | RequestSetName | RequestCreateTable | RequestJoinTable | RequestWatchTable | RequestLeaveTable | RequestMove | RequestForfeit | RequestRematch | RequestChat | RequestChatHistory | RequestSync | RequestWatchLobby | RequestUnwatchLobby | RequestPing} Request
+ * @typedef {RequestHello | RequestSetName | RequestCreateTable | RequestJoinTable | RequestWatchTable | RequestLeaveTable | RequestStepAway | RequestMove | RequestForfeit | RequestRematch | RequestChat | RequestChatHistory | RequestSync | RequestWatchLobby | RequestUnwatchLobby | RequestPing} Request
  */
 
 /**

@@ -106,6 +106,16 @@ pub enum ClientMsg {
         /// The table.
         table_id: TableId,
     },
+    /// The client stops showing the table (e.g. its player went back to
+    /// the home page) but keeps its seat: this connection no longer counts
+    /// as the player being there. A seated player with no other connection
+    /// at the table is shown away, and during a round the reconnect grace
+    /// runs; a spectator stops watching. `join_table` (or any request
+    /// about the table) comes back.
+    StepAway {
+        /// The table.
+        table_id: TableId,
+    },
     /// Plays a cell (`"b2"` or an index 0..8).
     Move {
         /// The table.
@@ -167,6 +177,7 @@ impl ClientMsg {
             ClientMsg::JoinTable { .. } => "join_table",
             ClientMsg::WatchTable { .. } => "watch_table",
             ClientMsg::LeaveTable { .. } => "leave_table",
+            ClientMsg::StepAway { .. } => "step_away",
             ClientMsg::Move { .. } => "move",
             ClientMsg::Forfeit { .. } => "forfeit",
             ClientMsg::Rematch { .. } => "rematch",
@@ -186,6 +197,7 @@ impl ClientMsg {
             ClientMsg::JoinTable { table_id, .. }
             | ClientMsg::WatchTable { table_id }
             | ClientMsg::LeaveTable { table_id }
+            | ClientMsg::StepAway { table_id }
             | ClientMsg::Move { table_id, .. }
             | ClientMsg::Forfeit { table_id }
             | ClientMsg::Rematch { table_id }

@@ -33,6 +33,15 @@ pub(crate) enum TableReq {
     Chat(String),
     Sync,
     ChatHistory,
+    StepAway,
+}
+
+impl TableReq {
+    /// Whether the request takes the connection off the table (its
+    /// connection stops hearing from it), rather than attaching it.
+    pub(crate) const fn detaches(&self) -> bool {
+        matches!(self, TableReq::Leave | TableReq::StepAway)
+    }
 }
 
 /// A client's request to a table; the actor sends the reply.

@@ -20,7 +20,7 @@ use super::wire::{self, Ack, FrameHeader, FrameKind, RemoteCmd, ToTable, Who};
 use crate::accounts::Account;
 use crate::close;
 use crate::conn::{Conn, Outbox};
-use crate::handle::{Forward, TableCmd, TableReq};
+use crate::handle::{Forward, TableCmd};
 use crate::metrics::Metrics;
 
 /// How a forwarded command fared.
@@ -375,7 +375,7 @@ impl Forward for RemoteTable {
         Box::pin(async move {
             match cmd {
                 TableCmd::Request(r) => {
-                    let stays = !matches!(r.req, TableReq::Leave);
+                    let stays = !r.req.detaches();
                     let cmd = RemoteCmd::Request {
                         id: r.id,
                         req: r.req,
@@ -532,7 +532,7 @@ mod tests {
         let request = Box::new(crate::handle::TableRequest {
             conn: conn.clone(),
             id: Some(1),
-            req: TableReq::Sync,
+            req: crate::handle::TableReq::Sync,
             at: Instant::now(),
         });
         let table = link.table(2, Arc::from("t1"));

@@ -22,7 +22,7 @@ use super::wire::{self, Ack, FrameHeader, FrameKind, RemoteCmd, ToTable, Who};
 use crate::accounts::Account;
 use crate::close;
 use crate::conn::{Conn, Outbox};
-use crate::handle::{TableCmd, TableReq, TableRequest};
+use crate::handle::{TableCmd, TableRequest};
 use crate::state::Shared;
 
 /// A proxy's key: the client's node, its connection there, the table.
@@ -136,7 +136,7 @@ pub(crate) async fn handle(
     let sent = match msg.cmd {
         RemoteCmd::Attach => table.send(TableCmd::Attach(Box::new(conn.clone()))).await,
         RemoteCmd::Request { id, req } => {
-            let leaving = matches!(req, TableReq::Leave);
+            let leaving = req.detaches();
             conn.outbox.owe_reply();
             let request = Box::new(TableRequest {
                 conn: conn.clone(),

@@ -10,6 +10,7 @@ mod table_model;
 
 mod api;
 mod assets;
+mod away;
 mod bus;
 mod chat;
 mod cluster;

@@ -27,7 +27,7 @@ impl Table {
         // attached (it came back before the table did, e.g. while the table
         // moved to another node) is attached now: it hears what its
         // request changes, like every other member.
-        let acts = !matches!(req, TableReq::Join(_) | TableReq::Watch | TableReq::Leave);
+        let acts = !matches!(req, TableReq::Join(_) | TableReq::Watch) && !req.detaches();
         if acts && !self.is_member(conn.id()) && self.rules.state().is_seated(&conn.account.id) {
             let attached = self.attach(conn.clone());
             if attached == super::Attached::Reconnected {
@@ -42,6 +42,10 @@ impl Table {
                 Ok(Reply::Done)
             }
             TableReq::Leave => self.leave(conn, &player).await,
+            TableReq::StepAway => {
+                self.detach(conn.id());
+                Ok(Reply::Done)
+            }
             TableReq::Move(cell, game) => {
                 let plan = self.plan(Cmd::Move(MoveReq {
                     player: &player,

@@ -1,0 +1,81 @@
+//! `step_away`: a client that stops showing a table keeps its seat, and
+//! the others see the player away until they are back.
+
+use std::time::Duration;
+
+use oxo_core::{Outcome, Player, WinReason};
+use oxo_protocol::TableStatus;
+use serde_json::json;
+
+use crate::common::{Server, config, pair};
+
+#[tokio::test]
+async fn a_player_who_steps_away_is_shown_away_and_comes_back_by_joining() {
+    let server = Server::start().await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    x.play(&table, "a1").await;
+    o.table_until(|t| t.move_number == 1).await;
+
+    o.ok(json!({"type":"step_away","table_id":table})).await;
+    let away = x
+        .table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    let grace = away.players.o.as_ref().unwrap().grace_left_ms;
+    assert!(grace.is_some_and(|ms| ms > 0), "{away:?}");
+    assert_eq!(away.status, TableStatus::InProgress);
+    // The seat is kept, and the connection hears nothing more of the table.
+    x.ok(json!({"type":"chat","table_id":table,"text":"where did you go?"}))
+        .await;
+    assert!(o.quiet_for(Duration::from_millis(300)).await);
+    // Stepping away again, or from a table one is not at, changes nothing.
+    o.ok(json!({"type":"step_away","table_id":table})).await;
+
+    let back = o.ok(json!({"type":"join_table","table_id":table})).await;
+    assert!(
+        back.iter().any(|e| e["type"] == "table"),
+        "the state comes back: {back:?}"
+    );
+    x.table_until(|t| t.players.o.as_ref().unwrap().connected)
+        .await;
+    o.play(&table, "b2").await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_player_who_stays_away_past_the_grace_period_loses_the_round() {
+    let server = Server::with(oxo_server::Config {
+        reconnect_grace: Duration::from_millis(300),
+        ..config()
+    })
+    .await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    x.play(&table, "a1").await;
+    x.ok(json!({"type":"step_away","table_id":table})).await;
+    let state = o.table_until(|t| t.status == TableStatus::RoundOver).await;
+    assert_eq!(
+        state.outcome,
+        Some(Outcome::Win {
+            winner: Player::O,
+            reason: WinReason::Dropped
+        })
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_spectator_who_steps_away_stops_watching() {
+    let server = Server::start().await;
+    let (mut x, _o, table) = pair(&server, json!({})).await;
+    let mut watcher = server.client("Wanda").await;
+    watcher
+        .ok(json!({"type":"watch_table","table_id":table}))
+        .await;
+    x.table_until(|t| t.spectators == 1).await;
+    watcher
+        .ok(json!({"type":"step_away","table_id":table}))
+        .await;
+    x.table_until(|t| t.spectators == 0).await;
+    x.play(&table, "a1").await;
+    assert!(watcher.quiet_for(Duration::from_millis(300)).await);
+    server.stop().await;
+}
