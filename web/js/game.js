@@ -308,8 +308,25 @@ export function mountGame(main, { tableId, watch }) {
     for (const fn of cleanups) fn();
     for (const t of timers) clearInterval(t);
     document.body.classList.remove('is-spectator');
-    presence.close();
+    presence.close({ stepAway: facesAPerson(table) });
   };
+}
+
+/**
+ * Whether another person holds a seat at `t` across from ours, in a table
+ * still open: leaving the page then tells them we stepped away (a bot, a
+ * pass-and-play partner or a table still waiting has nobody to tell).
+ * @param {TableState | null} t
+ * @returns {boolean}
+ */
+function facesAPerson(t) {
+  if (!t || t.options?.pass_and_play || t.status === 'closed' || t.status === 'waiting') return false;
+  const mine = mySeats(t);
+  if (mine.length === 0) return false;
+  return /** @type {Player[]} */ (['X', 'O']).some((s) => {
+    const p = bySeat(t.players, s);
+    return !mine.includes(s) && Boolean(p) && !p?.bot;
+  });
 }
 
 /**

@@ -195,11 +195,19 @@ export class Presence {
     forget(this.tableId);
   }
 
-  /** The page goes: a spectator stops watching (a seat is kept). */
-  close() {
+  /**
+   * The page goes: a spectator stops watching; a seat is kept, and with
+   * `stepAway` (a person plays us there) they are told we are away until
+   * we come back (`step_away`: the reconnect grace runs during a round).
+   * @param {{ stepAway: boolean }} options
+   */
+  close({ stepAway }) {
     this.gone = true;
-    if (this.role === 'spectator' && conn.status === 'online') {
+    if (conn.status !== 'online') return;
+    if (this.role === 'spectator') {
       conn.request({ type: 'leave_table', table_id: this.tableId }).catch(() => {});
+    } else if (this.role === 'player' && stepAway) {
+      conn.request({ type: 'step_away', table_id: this.tableId }).catch(() => {});
     }
   }
 }

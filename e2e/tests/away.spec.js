@@ -1,0 +1,45 @@
+// A player who goes back to the home page in the middle of a game keeps
+// the seat, and the opponent is told they are away and how long they have
+// to come back (`step_away`); coming back to the game puts them back.
+// Against the computer there is nobody to tell, and nothing changes.
+
+import { test, expect } from '../support/fixtures.js';
+import { status, substatus, play, boardOf, startBotGame } from '../support/game.js';
+
+test('the opponent sees a player who went home as away, then back', async ({ page, player }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const link = page.url();
+  const bob = await player('Bob');
+  await bob.goto(link);
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await play(page, 'b2', 'X');
+  await expect(status(bob)).toHaveText('Your turn (O)');
+
+  await bob.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(bob.locator('#my-tables')).toContainText('Alice');
+  await expect(status(page)).toHaveText(/^Bob disconnected — \d+ s to come back$/);
+  await expect(page.locator('.player[data-seat="O"]')).toContainText('offline');
+
+  // Bob goes back to the game from the home page: he is in his seat.
+  await bob.locator('#my-tables').getByRole('link', { name: 'Continue' }).click();
+  await expect(status(bob)).toHaveText('Your turn (O)');
+  expect(await boardOf(bob)).toBe('....X....');
+  await expect(status(page)).toHaveText('Waiting for Bob…');
+  await expect(substatus(page)).toBeHidden();
+  await play(bob, 'a1', 'O');
+  await expect(status(page)).toHaveText('Your turn (X)');
+});
+
+test('going home from a game against the computer steps away from nothing', async ({ page }) => {
+  /** @type {string[]} */
+  const sent = [];
+  page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(String(f.payload))));
+  await startBotGame(page);
+  await play(page, 'b2', 'X');
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(page.locator('#my-tables')).toContainText('Impossible');
+  await expect.poll(() => sent.some((f) => f.includes('"watch_lobby"'))).toBe(true);
+  expect(sent.filter((f) => f.includes('"step_away"'))).toEqual([]);
+});
