@@ -92,6 +92,19 @@ async fn a_client_on_another_node_plays_through_the_bus_and_a_stopped_nodes_tabl
         .await;
     let chat = x.until("chat").await;
     assert_eq!(chat["text"], "hi from node 2");
+    let history = o.ok(json!({"type":"chat_history","table_id":table})).await;
+    let history = history.iter().find(|e| e["type"] == "chat_history");
+    assert_eq!(
+        history.map(|h| h["messages"][0]["text"].clone()),
+        Some(json!("hi from node 2"))
+    );
+    // Stepping away and back travels too.
+    o.ok(json!({"type":"step_away","table_id":table})).await;
+    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    o.ok(json!({"type":"join_table","table_id":table})).await;
+    x.table_until(|t| t.players.o.as_ref().unwrap().connected)
+        .await;
     o.refused(
         json!({"type":"move","table_id":table,"cell":"c3"}),
         "not_your_turn",
