@@ -181,14 +181,14 @@ impl Client {
         // player acting from a connection that is not attached yet is
         // attached by the table): the connection must know, to detach
         // when it closes.
-        if !req.detaches() && !self.attached.contains_key(table_id.as_str()) {
+        let leaving = req.detaches();
+        if !leaving && !self.attached.contains_key(table_id.as_str()) {
             if !self.make_room(table_id.as_str()).await {
                 return Err(too_many_attached());
             }
             self.attached
                 .insert(Arc::from(table_id.as_str()), handle.clone());
         }
-        let leaving = req.detaches();
         self.outbox.owe_reply();
         let request = Box::new(TableRequest { conn, id, req, at });
         if handle.send(TableCmd::Request(request)).await {

@@ -76,25 +76,28 @@ impl Table {
                 }
             }
             TableReq::ChatHistory => {
-                if !self.may_see(conn) {
-                    return Err(ClientError::new(
-                        ErrorCode::NotSeated,
-                        "Join or watch the table to read its chat",
-                    ));
-                }
+                self.must_see(conn, "read its chat")?;
                 self.send_chat_history(conn);
                 Ok(Reply::Done)
             }
             TableReq::Sync => {
-                if !self.may_see(conn) {
-                    return Err(ClientError::new(
-                        ErrorCode::NotSeated,
-                        "Join or watch the table to see its state",
-                    ));
-                }
+                self.must_see(conn, "see its state")?;
                 self.send_state(conn);
                 Ok(Reply::Done)
             }
+        }
+    }
+
+    /// Refuses (`not_seated`) a connection that may not see the table: one
+    /// neither seated nor watching, asking to `what`.
+    fn must_see(&self, conn: &Conn, what: &str) -> Result<(), ClientError> {
+        if self.may_see(conn) {
+            Ok(())
+        } else {
+            Err(ClientError::new(
+                ErrorCode::NotSeated,
+                format!("Join or watch the table to {what}"),
+            ))
         }
     }
 
