@@ -208,3 +208,21 @@ export async function say(page, text) {
 
 /** The chat messages the page shows, oldest first. */
 export const chatLines = (page) => page.locator('#chatlog .chat-text');
+
+/**
+ * Alice (`page`) opens a table and Bob joins it by its link; Bob's page is
+ * set up with `before(bob)` first (e.g. to route its socket). Returns
+ * Bob's page and the table's link.
+ */
+export async function aliceAndBob(page, player, before = async () => {}) {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const link = page.url();
+  const bob = await player('Bob');
+  await before(bob);
+  await bob.goto(link);
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await expect(status(bob)).toHaveText('Waiting for Alice…');
+  return { bob, link };
+}

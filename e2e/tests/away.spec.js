@@ -4,16 +4,10 @@
 // Against the computer there is nobody to tell, and nothing changes.
 
 import { test, expect } from '../support/fixtures.js';
-import { status, substatus, play, boardOf, startBotGame } from '../support/game.js';
+import { status, substatus, play, boardOf, startBotGame, aliceAndBob } from '../support/game.js';
 
 test('the opponent sees a player who went home as away, then back', async ({ page, player }) => {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Create a table' }).click();
-  await expect(page).toHaveURL(/\/t\/[^/]+$/);
-  const link = page.url();
-  const bob = await player('Bob');
-  await bob.goto(link);
-  await expect(status(page)).toHaveText('Your turn (X)');
+  const { bob } = await aliceAndBob(page, player);
   await play(page, 'b2', 'X');
   await expect(status(bob)).toHaveText('Your turn (O)');
 

@@ -5,25 +5,7 @@
 // so a reconnect doubles nothing; live messages keep coming after it.
 
 import { test, expect } from '../support/fixtures.js';
-import { status, play, cuttableSocket, say, chatLines } from '../support/game.js';
-
-/**
- * Alice (`page`) opens a table and Bob joins it by its link; Bob's page is
- * set up with `before(bob)` first (e.g. to route its socket). Returns
- * Bob's page and the table's link.
- */
-async function aliceAndBob(page, player, before = async () => {}) {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Create a table' }).click();
-  await expect(page).toHaveURL(/\/t\/[^/]+$/);
-  const link = page.url();
-  const bob = await player('Bob');
-  await before(bob);
-  await bob.goto(link);
-  await expect(status(page)).toHaveText('Your turn (X)');
-  await expect(status(bob)).toHaveText('Waiting for Alice…');
-  return { bob, link };
-}
+import { status, play, cuttableSocket, say, chatLines, aliceAndBob } from '../support/game.js';
 
 /** Alice and Bob each say something; both see both lines. */
 async function chatted(page, bob) {
