@@ -16,27 +16,26 @@ use std::time::{Duration, Instant};
 
 use crate::config::RateLimit;
 
-/// A token bucket. Its limit is the caller's (the server's settings), not
-/// a copy in every connection's buckets.
+/// A token bucket, kept as the one moment it will be full again (the
+/// "theoretical arrival time" of GCRA, the generic cell rate algorithm):
+/// at `now` it lacks one token for every refill interval (`1 / rate`) that
+/// moment is still ahead. The same limit as counting tokens, in one
+/// `Instant`: every connection has two buckets, and an idle connection's
+/// memory is mostly such small things. Its limit is the caller's (the
+/// server's settings), not a copy in every connection's buckets.
 #[derive(Debug)]
 pub(crate) struct Bucket {
-    tokens: f64,
-    last: Instant,
+    full_at: Instant,
 }
+
+/// The slowest refill counted: one token a year (a slower rate takes as
+/// long, and keeps the arithmetic on `Instant`s far from overflowing).
+const LONGEST_INTERVAL: Duration = Duration::from_secs(365 * 24 * 3600);
 
 impl Bucket {
     /// A full bucket.
-    pub(crate) fn new(limit: RateLimit, now: Instant) -> Bucket {
-        Bucket {
-            tokens: f64::from(limit.burst),
-            last: now,
-        }
-    }
-
-    fn refill(&mut self, limit: RateLimit, now: Instant) {
-        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + elapsed * limit.per_second).min(f64::from(limit.burst));
+    pub(crate) fn new(now: Instant) -> Bucket {
+        Bucket { full_at: now }
     }
 
     /// Takes a token if there is one.
@@ -44,25 +43,38 @@ impl Bucket {
         if limit.per_second.is_infinite() {
             return true;
         }
-        self.refill(limit, now);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
+        let interval = interval(limit);
+        // Full again one interval later than it would be without this
+        // token; taking it may leave at most `burst` tokens lacking.
+        let Some(after) = self.full_at.max(now).checked_add(interval) else {
+            return false;
+        };
+        if after.duration_since(now) > interval.saturating_mul(limit.burst) {
+            return false;
         }
+        self.full_at = after;
+        true
     }
 
     /// Whether the bucket has refilled completely by `now`.
-    fn is_full(&mut self, limit: RateLimit, now: Instant) -> bool {
-        self.refill(limit, now);
-        self.tokens >= f64::from(limit.burst)
+    fn is_full(&self, now: Instant) -> bool {
+        self.full_at <= now
     }
 
-    /// Seconds until the next token.
-    pub(crate) fn wait_secs(&self, limit: RateLimit) -> f64 {
-        ((1.0 - self.tokens) / limit.per_second).max(0.0)
+    /// Seconds from `now` until the next token.
+    pub(crate) fn wait_secs(&self, limit: RateLimit, now: Instant) -> f64 {
+        let interval = interval(limit);
+        // A token is there once at most `burst - 1` are lacking.
+        let lacking_then = interval.saturating_mul(limit.burst.saturating_sub(1));
+        let next = self.full_at.checked_sub(lacking_then).unwrap_or(now);
+        next.saturating_duration_since(now).as_secs_f64()
     }
+}
+
+/// How long `limit` takes to refill one token.
+fn interval(limit: RateLimit) -> Duration {
+    Duration::try_from_secs_f64(1.0 / limit.per_second)
+        .map_or(LONGEST_INTERVAL, |d| d.min(LONGEST_INTERVAL))
 }
 
 /// Refusals counted per window: a client that keeps sending after it has
@@ -123,7 +135,7 @@ impl PerAddress {
         let key = group(addr);
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
         if buckets.len() >= MAX_ADDRESSES && !buckets.contains_key(&key) {
-            buckets.retain(|_, b| !b.is_full(self.limit, now));
+            buckets.retain(|_, b| !b.is_full(now));
             if buckets.len() >= MAX_ADDRESSES {
                 // Every tracked address is busy: an attack from very many
                 // addresses. Forgetting them all only lets each one start
@@ -132,13 +144,11 @@ impl PerAddress {
             }
             buckets.shrink_to(MAX_ADDRESSES);
         }
-        let bucket = buckets
-            .entry(key)
-            .or_insert_with(|| Bucket::new(self.limit, now));
+        let bucket = buckets.entry(key).or_insert_with(|| Bucket::new(now));
         if bucket.take(self.limit, now) {
             Ok(())
         } else {
-            Err(bucket.wait_secs(self.limit))
+            Err(bucket.wait_secs(self.limit, now))
         }
     }
 }
@@ -180,6 +190,41 @@ mod tests {
         assert!(limit.take(v6a, now).is_ok());
         assert!(limit.take(v6b, now).is_ok());
         assert!(limit.take(v6a, now).is_err(), "one /64, one bucket");
+    }
+
+    #[test]
+    fn a_bucket_gives_its_burst_at_once_then_refills_at_its_rate() {
+        let limit = RateLimit::new(4.0, 3);
+        let now = Instant::now();
+        let ms = |n| now + Duration::from_millis(n);
+        let mut bucket = Bucket::new(now);
+        assert!((0..3).all(|_| bucket.take(limit, now)), "the burst");
+        assert!(!bucket.take(limit, now), "then empty");
+        assert!((bucket.wait_secs(limit, now) - 0.25).abs() < 1e-9);
+        assert!(!bucket.take(limit, ms(249)), "a token takes 250 ms");
+        assert!(bucket.take(limit, ms(250)));
+        assert!(!bucket.take(limit, ms(250)));
+        // Idle long enough, it is full again, and holds no more than full.
+        assert!(bucket.is_full(ms(1000)));
+        assert_eq!((0..10).filter(|_| bucket.take(limit, ms(5000))).count(), 3);
+        assert_eq!(bucket.wait_secs(limit, ms(5000)), 0.25);
+    }
+
+    #[test]
+    fn a_bucket_with_a_rate_too_slow_to_count_refills_once_a_year() {
+        let now = Instant::now();
+        for per_second in [0.0, 1e-300, -1.0] {
+            let limit = RateLimit::new(per_second, 2);
+            let mut bucket = Bucket::new(now);
+            assert!(bucket.take(limit, now) && bucket.take(limit, now));
+            assert!(!bucket.take(limit, now + Duration::from_secs(3600)));
+            assert!(bucket.wait_secs(limit, now) > 364.0 * 24.0 * 3600.0);
+        }
+        let mut none = Bucket::new(now);
+        assert!(
+            !none.take(RateLimit::new(1.0, 0), now),
+            "a burst of 0 gives nothing"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::Instant;
 use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, PlayerId, Request, ServerMsg, TableId};
 
 use super::validate;
-use super::{Client, Flow};
+use super::{Client, Flow, Who};
 use crate::accounts::Account;
 use crate::close;
 use crate::conn::Conn;
@@ -53,8 +53,11 @@ impl Client {
     /// A message before `hello` that is not one (refused already, as
     /// unreadable or as `hello_required`): the third closes the connection.
     pub(super) fn strike(&mut self) -> Flow {
-        self.strikes += 1;
-        if self.strikes >= HELLO_STRIKES {
+        let Who::Stranger { strikes, .. } = &mut self.who else {
+            return Flow::Continue;
+        };
+        *strikes += 1;
+        if *strikes >= HELLO_STRIKES {
             self.outbox
                 .close(close::POLICY, "hello required as the first message");
             return Flow::Close;
@@ -95,7 +98,7 @@ impl Client {
             outbox: Arc::clone(&self.outbox),
             account: Arc::clone(&account),
         };
-        self.conn = Some(conn.clone());
+        self.who = Who::Player(Arc::clone(&account));
         // The games to resume: tables in play. Finished rounds are not
         // listed or re-attached; a client that wants one back joins it.
         let tables = self.seats_in_play(&account).await;
@@ -147,7 +150,10 @@ impl Client {
         &self,
         name: Option<Arc<str>>,
     ) -> Result<(Arc<Account>, String), ClientError> {
-        if let Some(addr) = self.peer {
+        if let Who::Stranger {
+            peer: Some(addr), ..
+        } = self.who
+        {
             if let Err(wait) = self.shared.new_players.take(addr, Instant::now()) {
                 return Err(ClientError::new(
                     ErrorCode::RateLimited,

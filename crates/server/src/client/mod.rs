@@ -30,11 +30,11 @@
 //!
 //! [`Config::max_frame_bytes`]: crate::Config::max_frame_bytes
 
+mod attached;
 mod hello;
 mod route;
 mod validate;
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -42,12 +42,14 @@ use std::time::Instant;
 
 use oxo_protocol::{ErrorCode, Request, ServerMsg, peek_id};
 
+use crate::accounts::Account;
 use crate::close;
 use crate::conn::{Conn, Outbox};
 use crate::error::ClientError;
-use crate::handle::{TableCmd, TableHandle};
+use crate::handle::TableCmd;
 use crate::rate::{Bucket, Flood};
 use crate::state::Shared;
+use attached::Attached;
 
 /// Whether the connection goes on after a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,19 +74,26 @@ enum Reply {
 pub(crate) struct Client {
     shared: Arc<Shared>,
     pub(crate) outbox: Arc<Outbox>,
-    /// The client's address, for per-address limits (`None` in process).
-    peer: Option<IpAddr>,
-    /// Set by `hello`: the player, and how tables reach this connection.
-    conn: Option<Conn>,
+    /// Who the client is: known from `hello` on.
+    who: Who,
     /// Tables this connection is at (seated or watching), and the handles
     /// of tables it used lately; told when the connection closes.
-    attached: HashMap<Arc<str>, TableHandle>,
+    attached: Attached,
     rate: Bucket,
     chat: Bucket,
     /// Refusals for rate, to tell a flood.
     flood: Flood,
-    /// Requests before `hello`.
-    strikes: u32,
+}
+
+/// Who a client is.
+#[derive(Debug)]
+enum Who {
+    /// Before `hello`: the client's address, for the limit on new players
+    /// per address (`None` in process), and the requests refused so far for
+    /// not being `hello`.
+    Stranger { peer: Option<IpAddr>, strikes: u32 },
+    /// Welcomed: the player.
+    Player(Arc<Account>),
 }
 
 impl Client {
@@ -96,23 +105,34 @@ impl Client {
         peer: Option<SocketAddr>,
     ) -> Client {
         let now = Instant::now();
-        let config = &shared.config;
         Client {
-            rate: Bucket::new(config.rate_limit, now),
-            chat: Bucket::new(config.chat_limit, now),
+            rate: Bucket::new(now),
+            chat: Bucket::new(now),
             flood: Flood::new(now),
             shared,
             outbox,
-            peer: peer.map(|p| p.ip()),
-            conn: None,
-            attached: HashMap::new(),
-            strikes: 0,
+            who: Who::Stranger {
+                peer: peer.map(|p| p.ip()),
+                strikes: 0,
+            },
+            attached: Attached::default(),
         }
     }
 
     /// Whether the client has said `hello` (and was welcomed).
     pub(crate) fn welcomed(&self) -> bool {
-        self.conn.is_some()
+        matches!(self.who, Who::Player(_))
+    }
+
+    /// How tables and the lobby reach the player, once welcomed.
+    fn conn(&self) -> Option<Conn> {
+        let Who::Player(account) = &self.who else {
+            return None;
+        };
+        Some(Conn {
+            outbox: Arc::clone(&self.outbox),
+            account: Arc::clone(account),
+        })
     }
 
     /// Whether the server is shutting down. Asks the connection's own token
@@ -194,13 +214,13 @@ impl Client {
                     peek_id(text),
                     ClientError::bad_request(format!("Invalid request: {e}")),
                 );
-                if self.conn.is_none() {
+                if !self.welcomed() {
                     return self.strike();
                 }
                 return Flow::Continue;
             }
         };
-        let Some(conn) = self.conn.clone() else {
+        let Some(conn) = self.conn() else {
             return self.before_hello(req).await;
         };
         let id = req.id;
@@ -217,7 +237,7 @@ impl Client {
         if self.shared.lobby.unwatch(self.outbox.id) {
             self.shared.metrics.lobby_watchers.fetch_sub(1, Relaxed);
         }
-        for (_, handle) in std::mem::take(&mut self.attached) {
+        for handle in self.attached.take() {
             let _ = handle.send(TableCmd::Detach(self.outbox.id)).await;
         }
         if let Some(link) = self.shared.bus.get() {

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use oxo_protocol::{ClientMsg, ErrorCode, Request, ServerMsg, TableId, TableOptions, TableStatus};
 
+use super::attached::MAX_ATTACHED;
 use super::validate;
 use super::{Client, Reply};
 use crate::conn::Conn;
@@ -23,9 +24,6 @@ use crate::handle::{TableCmd, TableHandle, TableReq, TableRequest};
 use crate::ids::new_id;
 use crate::live::LiveStatus;
 use crate::table;
-
-/// The most tables one connection may be attached to (seated or watching).
-pub(crate) const MAX_ATTACHED: usize = 64;
 
 impl Client {
     /// Handles a request of the player on `conn`, read at `at`.
@@ -101,10 +99,10 @@ impl Client {
     /// tables whose round is over (as if the connection had walked away
     /// from them). `false` when every slot holds a table in play.
     pub(super) async fn make_room(&mut self, table_id: &str) -> bool {
-        if self.attached.contains_key(table_id) || self.attached.len() < MAX_ATTACHED {
+        if self.attached.contains(table_id) || self.attached.len() < MAX_ATTACHED {
             return true;
         }
-        self.attached.retain(|_, h| !h.is_closed());
+        self.attached.retain(|h| !h.is_closed());
         if self.attached.len() < MAX_ATTACHED {
             return true;
         }
@@ -182,7 +180,7 @@ impl Client {
         // attached by the table): the connection must know, to detach
         // when it closes.
         let leaving = req.detaches();
-        if !leaving && !self.attached.contains_key(table_id.as_str()) {
+        if !leaving && !self.attached.contains(table_id.as_str()) {
             if !self.make_room(table_id.as_str()).await {
                 return Err(too_many_attached());
             }
