@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{GameLog, MoveError, Outcome, Player, Position, Square, WinReason};
+use crate::{Concession, GameLog, MoveError, Outcome, Player, Position, Square, WinReason};
 
 /// Why a move cannot be taken back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -203,28 +203,24 @@ impl Game {
         self.award(!player, WinReason::Timeout)
     }
 
-    /// `loser` loses for a reason off the board: [`WinReason::Forfeit`],
-    /// [`WinReason::Dropped`] or [`WinReason::Timeout`] (the one mapping
-    /// from a decided or stored reason to the game).
+    /// `loser` loses for a reason off the board: a forfeit, a drop or a
+    /// timeout (a line can only come from the moves). The one way a decided
+    /// or stored reason reaches a game.
     ///
     /// ```
-    /// use oxo_core::{Game, Outcome, Player, WinReason};
+    /// use oxo_core::{Concession, Game, Outcome, Player, WinReason};
     ///
     /// let mut game = Game::new();
-    /// let outcome = game.concede(Player::X, WinReason::Timeout)?;
+    /// let outcome = game.concede(Player::X, Concession::Timeout)?;
     /// assert_eq!(outcome, Outcome::Win { winner: Player::O, reason: WinReason::Timeout });
     /// # Ok::<_, oxo_core::MoveError>(())
     /// ```
     ///
     /// # Errors
     ///
-    /// [`MoveError::GameOver`] if the game has already ended, or if
-    /// `reason` is a line: only the moves make a line.
-    pub fn concede(&mut self, loser: Player, reason: WinReason) -> Result<Outcome, MoveError> {
-        if matches!(reason, WinReason::Line { .. }) {
-            return Err(MoveError::GameOver);
-        }
-        self.award(!loser, reason)
+    /// [`MoveError::GameOver`] if the game has already ended.
+    pub fn concede(&mut self, loser: Player, reason: Concession) -> Result<Outcome, MoveError> {
+        self.award(!loser, reason.into())
     }
 
     fn award(&mut self, winner: Player, reason: WinReason) -> Result<Outcome, MoveError> {

@@ -109,7 +109,7 @@ pub use bot::{Bot, BotLevel, ParseBotLevelError};
 pub use game::{Game, UndoError};
 pub use log::{Event, GameLog};
 pub use notation::{Illegal, ParsePositionError, PositionError};
-pub use outcome::{Outcome, WinReason};
+pub use outcome::{Concession, Outcome, WinReason};
 pub use player::{ByPlayer, ParsePlayerError, Player};
 pub use position::{MoveError, Position};
 pub use rng::Rng;

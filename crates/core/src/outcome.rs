@@ -38,6 +38,50 @@ impl WinReason {
     }
 }
 
+/// Why a game was decided without a line: what [`Game::concede`] takes,
+/// so that a line win can only come from the moves.
+///
+/// ```
+/// use oxo_core::{Concession, WinReason};
+///
+/// assert_eq!(WinReason::from(Concession::Timeout), WinReason::Timeout);
+/// assert_eq!(WinReason::Dropped.concession(), Some(Concession::Dropped));
+/// ```
+///
+/// [`Game::concede`]: crate::Game::concede
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Concession {
+    /// The loser resigned.
+    Forfeit,
+    /// The loser left and did not come back in time.
+    Dropped,
+    /// The loser ran out of time for a move.
+    Timeout,
+}
+
+impl From<Concession> for WinReason {
+    fn from(concession: Concession) -> WinReason {
+        match concession {
+            Concession::Forfeit => WinReason::Forfeit,
+            Concession::Dropped => WinReason::Dropped,
+            Concession::Timeout => WinReason::Timeout,
+        }
+    }
+}
+
+impl WinReason {
+    /// The concession this reason is, or `None` for a line.
+    #[must_use]
+    pub const fn concession(&self) -> Option<Concession> {
+        match self {
+            WinReason::Line { .. } => None,
+            WinReason::Forfeit => Some(Concession::Forfeit),
+            WinReason::Dropped => Some(Concession::Dropped),
+            WinReason::Timeout => Some(Concession::Timeout),
+        }
+    }
+}
+
 /// The result of a finished game.
 ///
 /// ```

@@ -146,9 +146,18 @@ impl Position {
         Ok(self)
     }
 
-    /// Plays `sq` without any check, for search code that only plays free
-    /// squares of unfinished positions.
+    /// Plays `sq` without the checks of [`Position::play`], for search
+    /// code that only plays free squares of unfinished positions.
+    ///
+    /// # Panics
+    ///
+    /// In debug builds only, if `sq` is taken or the position is over: a
+    /// release build plays it anyway, leaving a position no game reaches.
     pub fn play_unchecked(&mut self, sq: Square) {
+        debug_assert!(
+            self.board.get(sq).is_none() && !self.is_over(),
+            "play_unchecked({sq}) on {self:?}: the square is taken or the position is over"
+        );
         self.board.set(sq, Some(self.turn));
         self.turn = !self.turn;
     }

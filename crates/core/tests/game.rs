@@ -2,7 +2,8 @@
 //! starts.
 
 use oxo_core::{
-    Bitboard, Event, Game, MoveError, Outcome, Player, Position, Square::*, UndoError, WinReason,
+    Bitboard, Concession, Event, Game, MoveError, Outcome, Player, Position, Square::*, UndoError,
+    WinReason,
 };
 
 /// X wins on the last square with two lines at once.
@@ -169,6 +170,30 @@ fn forfeit_drop_and_timeout_award_the_other_player() {
         |g| g.drop_player(Player::X).map(drop),
         MoveError::GameOver,
     );
+}
+
+#[test]
+fn a_concession_decides_as_its_own_method_and_is_the_reason_it_gives() {
+    type Ender = fn(&mut Game, Player) -> Result<Outcome, MoveError>;
+    let cases: [(Concession, Ender); 3] = [
+        (Concession::Forfeit, Game::forfeit),
+        (Concession::Dropped, Game::drop_player),
+        (Concession::Timeout, Game::time_out),
+    ];
+    for (concession, own) in cases {
+        let reason = WinReason::from(concession);
+        assert_eq!(reason.concession(), Some(concession));
+        for loser in Player::ALL {
+            let (mut a, mut b) = (Game::new(), Game::new());
+            assert_eq!(a.concede(loser, concession), own(&mut b, loser));
+            assert_eq!(a, b);
+            assert_eq!(a.concede(loser, concession), Err(MoveError::GameOver));
+        }
+    }
+    let line = WinReason::Line {
+        cells: Bitboard::EMPTY,
+    };
+    assert_eq!(line.concession(), None, "only the moves make a line");
 }
 
 #[test]

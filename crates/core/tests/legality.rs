@@ -81,3 +81,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "the square is taken or the position is over")]
+fn play_unchecked_on_a_taken_square_panics_in_debug_builds() {
+    let mut position = Position::new();
+    position.play_unchecked(Square::B2);
+    position.play_unchecked(Square::B2);
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "the square is taken or the position is over")]
+fn play_unchecked_after_a_line_panics_in_debug_builds() {
+    let mut position = Position::new();
+    for sq in [Square::A1, Square::A2, Square::B1, Square::B2, Square::C1] {
+        position.play_unchecked(sq);
+    }
+    position.play_unchecked(Square::C3);
+}

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use oxo_core::{Game, Outcome, Player, Square, WinReason};
+use oxo_core::{Game, Outcome, Player, Square};
 
 use super::rows::{MoveRow, SavedGame};
 use crate::error::ServerError;
@@ -36,10 +36,10 @@ pub(crate) fn replay(
         game.play(cell).map_err(|e| corrupt(e.to_string()))?;
     }
     if let (Some(Outcome::Win { winner, reason }), None) = (outcome, game.outcome()) {
-        if matches!(reason, WinReason::Line { .. }) {
+        let Some(concession) = reason.concession() else {
             return Err(corrupt("a line win the moves do not show".into()));
-        }
-        game.concede(!winner, reason)
+        };
+        game.concede(!winner, concession)
             .map_err(|e| corrupt(e.to_string()))?;
     }
     Ok(game)
@@ -85,6 +85,7 @@ mod tests {
     use oxo_core::Square::*;
 
     use super::*;
+    use oxo_core::WinReason;
 
     #[test]
     fn outcomes_the_moves_do_not_show_are_applied_and_lines_must_be_there() {

@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use oxo_core::{ByPlayer, Game, Outcome, Player, Rng, Scores, Square, WinReason};
+use oxo_core::{ByPlayer, Concession, Game, Outcome, Player, Rng, Scores, Square};
 use oxo_protocol::{ErrorCode, GameId, PlayerId, TableOptions};
 use tokio::time::Instant;
 
@@ -350,7 +350,7 @@ impl Rules {
             Cmd::Forfeit { player } => {
                 let held = plan.next.require_seat(player.as_str())?;
                 let loser = plan.next.playing_loser(held)?;
-                plan.decide(loser, WinReason::Forfeit);
+                plan.decide(loser, Concession::Forfeit);
             }
             Cmd::Rematch { player } => plan.rematch(player, ctx)?,
             Cmd::Present { player } => plan.next.present(player.as_str()),

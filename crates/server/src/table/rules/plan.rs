@@ -2,7 +2,7 @@
 //! events. They run on a copy; [`Rules::apply`](super::Rules::apply) hands
 //! the result out only if nothing was refused.
 
-use oxo_core::{ByPlayer, Game, MoveError, Player, Square, WinReason};
+use oxo_core::{ByPlayer, Concession, Game, MoveError, Player, Square};
 use oxo_protocol::{ErrorCode, PlayerId};
 use tokio::time::Instant;
 
@@ -89,7 +89,7 @@ impl Plan {
     /// table waits for a new opponent, or closes if no person is left.
     pub(super) fn vacate(&mut self, player: &PlayerId, held: ByPlayer<bool>, now: Instant) {
         if let Ok(loser) = self.next.playing_loser(held) {
-            self.decide(loser, WinReason::Forfeit);
+            self.decide(loser, Concession::Forfeit);
         }
         let s = &mut self.next;
         for p in Player::ALL {
@@ -216,7 +216,7 @@ impl Plan {
 
     /// Ends the round in play with `loser` losing for `reason` (forfeit,
     /// timeout, drop).
-    pub(super) fn decide(&mut self, loser: Player, reason: WinReason) {
+    pub(super) fn decide(&mut self, loser: Player, reason: Concession) {
         let Phase::Playing { round, .. } = &mut self.next.phase else {
             return;
         };
@@ -314,7 +314,7 @@ impl Plan {
                         .game
                         .to_move()
                         .expect("a round in play has a side to move");
-                    self.decide(loser, WinReason::Timeout);
+                    self.decide(loser, Concession::Timeout);
                 }
             }
             Timer::Grace(seat) => {
@@ -336,7 +336,7 @@ impl Plan {
                         } else {
                             seat
                         };
-                        self.decide(loser, WinReason::Dropped);
+                        self.decide(loser, Concession::Dropped);
                         // The dropped player keeps the seat: a grace
                         // period more to come back to the finished round.
                         if let Some(Seat::Human(h)) = &mut self.next.seats[seat] {
@@ -360,7 +360,7 @@ impl Plan {
                         .game
                         .to_move()
                         .expect("a round in play has a side to move");
-                    self.decide(loser, WinReason::Dropped);
+                    self.decide(loser, Concession::Dropped);
                 }
                 let last = self.next.take_round();
                 self.next.phase = Phase::Closed { last };
