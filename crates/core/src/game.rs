@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{Concession, GameLog, MoveError, Outcome, Player, Position, Square, WinReason};
+use crate::{Concession, GameLog, MoveError, Outcome, Player, Position, Square};
 
 /// Why a move cannot be taken back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,7 +161,7 @@ impl Game {
     /// [`UndoError::NoMoves`] at the start, [`UndoError::Decided`] after a
     /// forfeit, drop or timeout.
     pub fn undo(&mut self) -> Result<Square, UndoError> {
-        if matches!(self.outcome, Some(Outcome::Win { reason, .. }) if !matches!(reason, WinReason::Line { .. }))
+        if matches!(self.outcome, Some(Outcome::Win { reason, .. }) if reason.concession().is_some())
         {
             return Err(UndoError::Decided);
         }
@@ -182,7 +182,7 @@ impl Game {
     ///
     /// [`MoveError::GameOver`] if the game has already ended.
     pub fn forfeit(&mut self, player: Player) -> Result<Outcome, MoveError> {
-        self.award(!player, WinReason::Forfeit)
+        self.concede(player, Concession::Forfeit)
     }
 
     /// `player` left and did not come back: the other player wins.
@@ -191,7 +191,7 @@ impl Game {
     ///
     /// [`MoveError::GameOver`] if the game has already ended.
     pub fn drop_player(&mut self, player: Player) -> Result<Outcome, MoveError> {
-        self.award(!player, WinReason::Dropped)
+        self.concede(player, Concession::Dropped)
     }
 
     /// `player` ran out of time: the other player wins.
@@ -200,7 +200,7 @@ impl Game {
     ///
     /// [`MoveError::GameOver`] if the game has already ended.
     pub fn time_out(&mut self, player: Player) -> Result<Outcome, MoveError> {
-        self.award(!player, WinReason::Timeout)
+        self.concede(player, Concession::Timeout)
     }
 
     /// `loser` loses for a reason off the board: a forfeit, a drop or a
@@ -220,14 +220,13 @@ impl Game {
     ///
     /// [`MoveError::GameOver`] if the game has already ended.
     pub fn concede(&mut self, loser: Player, reason: Concession) -> Result<Outcome, MoveError> {
-        self.award(!loser, reason.into())
-    }
-
-    fn award(&mut self, winner: Player, reason: WinReason) -> Result<Outcome, MoveError> {
         if self.is_over() {
             return Err(MoveError::GameOver);
         }
-        let outcome = Outcome::Win { winner, reason };
+        let outcome = Outcome::Win {
+            winner: !loser,
+            reason: reason.into(),
+        };
         self.outcome = Some(outcome);
         Ok(outcome)
     }

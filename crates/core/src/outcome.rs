@@ -36,6 +36,17 @@ impl WinReason {
             WinReason::Timeout => "timeout",
         }
     }
+
+    /// The concession this reason is, or `None` for a line.
+    #[must_use]
+    pub const fn concession(&self) -> Option<Concession> {
+        match self {
+            WinReason::Line { .. } => None,
+            WinReason::Forfeit => Some(Concession::Forfeit),
+            WinReason::Dropped => Some(Concession::Dropped),
+            WinReason::Timeout => Some(Concession::Timeout),
+        }
+    }
 }
 
 /// Why a game was decided without a line: what [`Game::concede`] takes,
@@ -65,19 +76,6 @@ impl From<Concession> for WinReason {
             Concession::Forfeit => WinReason::Forfeit,
             Concession::Dropped => WinReason::Dropped,
             Concession::Timeout => WinReason::Timeout,
-        }
-    }
-}
-
-impl WinReason {
-    /// The concession this reason is, or `None` for a line.
-    #[must_use]
-    pub const fn concession(&self) -> Option<Concession> {
-        match self {
-            WinReason::Line { .. } => None,
-            WinReason::Forfeit => Some(Concession::Forfeit),
-            WinReason::Dropped => Some(Concession::Dropped),
-            WinReason::Timeout => Some(Concession::Timeout),
         }
     }
 }
