@@ -13,8 +13,8 @@ test('the opponent sees a player who went home as away, then back', async ({ pag
 
   await bob.getByRole('link', { name: 'Home', exact: true }).click();
   await expect(bob.locator('#my-tables')).toContainText('Alice');
-  await expect(status(page)).toHaveText(/^Bob disconnected — \d+ s to come back$/);
-  await expect(page.locator('.player[data-seat="O"]')).toContainText('offline');
+  await expect(status(page)).toHaveText(/^Bob is away — \d+ s to come back$/);
+  await expect(page.locator('.player[data-seat="O"]')).toContainText('away');
 
   // Bob goes back to the game from the home page: he is in his seat.
   await bob.locator('#my-tables').getByRole('link', { name: 'Continue' }).click();

@@ -73,8 +73,8 @@ test('the opponent sees the countdown while a player is away', async ({ page, pl
   // Bob's tab closes: Alice is told how long he has to come back.
   const bobContext = bob.context();
   await bob.close();
-  await expect(status(page)).toHaveText(/^Bob disconnected — \d+ s to come back$/);
-  await expect(page.locator('.player[data-seat="O"]')).toContainText('offline');
+  await expect(status(page)).toHaveText(/^Bob is away — \d+ s to come back$/);
+  await expect(page.locator('.player[data-seat="O"]')).toContainText('away');
 
   // Bob opens the link again in the same browser: he is back in his seat.
   const again = await bobContext.newPage();

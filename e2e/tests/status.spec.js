@@ -26,12 +26,12 @@ test('turns, for players and spectators', () => {
   expect(describe(view(null, []))).toEqual(['Connecting…', '']);
 });
 
-test('a disconnected opponent and the countdowns', () => {
+test('an opponent away and the countdowns', () => {
   const away = { ...bob, connected: false, grace_left_ms: 45_000 };
   expect(describe(view(table({ turn: 'O', players: { x: alice, o: away } }), ['X'])))
-    .toEqual(['Bob disconnected — 45 s to come back', '']);
+    .toEqual(['Bob is away — 45 s to come back', '']);
   expect(describe(view(table({ players: { x: alice, o: away } }), ['X'], 2_500)))
-    .toEqual(['Your turn (X)', 'Bob disconnected — 43 s to come back']);
+    .toEqual(['Your turn (X)', 'Bob is away — 43 s to come back']);
   expect(describe(view(table({ time_left_ms: 10_000 }), ['X'], 1_000)))
     .toEqual(['Your turn (X)', '9 s left for this move']);
 });
@@ -57,7 +57,7 @@ test('rematch requests', () => {
   expect(describe(view(over(wants(alice), bob), ['X']))).toEqual(['Draw', 'Waiting for Bob to accept the rematch…']);
   expect(describe(view(over(wants(alice), bob), ['O']))).toEqual(['Draw', 'Alice wants a rematch']);
   expect(describe(view(over(wants(alice), wants(bob)), []))).toEqual(['Draw', 'Alice and Bob want a rematch']);
-  expect(describe(view(over(alice, { ...bob, connected: false }), ['X']))).toEqual(['Draw', 'Bob is offline']);
+  expect(describe(view(over(alice, { ...bob, connected: false }), ['X']))).toEqual(['Draw', 'Bob is away']);
 });
 
 test('a bot never says it wants a rematch', () => {
@@ -67,9 +67,9 @@ test('a bot never says it wants a rematch', () => {
   expect(describe(view(over, []))).toEqual(['Draw', '']);
 });
 
-test('the lists say a drop was a lost connection', () => {
+test('the lists say who did not come back after a drop', () => {
   const names = { x: 'Tess', o: 'Uma' };
-  expect(listedOutcome({ result: 'win', winner: 'X', reason: 'dropped' }, names)).toBe('Tess won (Uma disconnected)');
+  expect(listedOutcome({ result: 'win', winner: 'X', reason: 'dropped' }, names)).toBe('Tess won (Uma did not come back)');
   expect(listedOutcome({ result: 'win', winner: 'O', reason: 'forfeit' }, names)).toBe('Uma won (forfeit)');
 });
 

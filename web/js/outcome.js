@@ -18,9 +18,9 @@ import { other } from './notation.js';
  */
 const REASONS = {
   forfeit: { verb: 'forfeited', tag: 'forfeit' },
-  // A drop is a connection lost and not back within the grace period: the
-  // player did not choose to leave (leaving is a forfeit).
-  dropped: { verb: 'did not come back in time', tag: 'disconnected' },
+  // A drop is a player away (connection lost, or back to the home page) and
+  // not back within the grace period; leaving on purpose is a forfeit.
+  dropped: { verb: 'did not come back in time', tag: 'did not come back' },
   timeout: { verb: 'ran out of time', tag: 'time' },
 };
 
@@ -87,7 +87,7 @@ export function recordOutcome(outcome, players) {
 
 /**
  * A list entry's outcome, in brief: "Alice won", "Bob won (time)", "Alice
- * won (Bob disconnected)", "Draw", "In progress".
+ * won (Bob did not come back)", "Draw", "In progress".
  * @param {Outcome | null | undefined} outcome
  * @param {{ x: string, o: string }} names the players' names
  */
@@ -97,7 +97,7 @@ export function listedOutcome(outcome, names) {
   const winner = outcome.winner === 'X' ? names.x : names.o;
   const loser = outcome.winner === 'X' ? names.o : names.x;
   let tag = REASONS[outcome.reason]?.tag;
-  // "disconnected" alone would read as the winner's: it names the loser.
+  // "did not come back" alone would read as the winner's: it names the loser.
   if (outcome.reason === 'dropped') tag = `${loser} ${tag}`;
   return `${winner} won${tag ? ` (${tag})` : ''}`;
 }

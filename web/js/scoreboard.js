@@ -60,7 +60,7 @@ export function scoreboard() {
       if (seats.includes(seat) && !isPass()) bits.push('You');
       // The bot's name is its level ("Impossible"), as the player chose it.
       if (p?.bot) bits.push('computer');
-      if (p && !p.bot && !p.connected) bits.push('offline');
+      if (p && !p.bot && !p.connected) bits.push('away');
       // A bot always wants a rematch: saying so is noise.
       if (p?.wants_rematch && !p.bot && table.status === 'round_over') bits.push('wants a rematch');
       if (!p) bits.push('waiting');

@@ -1,6 +1,6 @@
 // @ts-check
 // What the game page says: the status line ("Your turn (X)", "Waiting for
-// Alice…", "Alice wins", "Bob disconnected — 45 s to come back") and the line
+// Alice…", "Alice wins", "Bob is away — 45 s to come back") and the line
 // under it, computed from a table state and the seats we hold. Pure
 // functions, so that every wording lives in one place.
 
@@ -45,8 +45,8 @@ export function describe(v) {
     const p = seatInfo(seat);
     if (!p || p.connected || seats.includes(seat)) continue;
     const left = secondsLeft(p.grace_left_ms);
-    if (table.status === 'in_progress' && left !== null) subs.push(`${p.name} disconnected — ${left} s to come back`);
-    else subs.push(`${p.name} is offline`);
+    if (table.status === 'in_progress' && left !== null) subs.push(`${p.name} is away — ${left} s to come back`);
+    else subs.push(`${p.name} is away`);
   }
   switch (table.status) {
     case 'closed':
@@ -63,7 +63,7 @@ export function describe(v) {
       if (isPass() && seats.length === 2) line = `${turn} to move`;
       else if (seats.includes(turn)) line = `Your turn (${turn})`;
       else if (mover && !mover.connected && secondsLeft(mover.grace_left_ms) !== null) {
-        line = `${mover.name} disconnected — ${secondsLeft(mover.grace_left_ms)} s to come back`;
+        line = `${mover.name} is away — ${secondsLeft(mover.grace_left_ms)} s to come back`;
         const dup = subs.indexOf(line);
         if (dup >= 0) subs.splice(dup, 1);
       } else if (seated) line = `Waiting for ${who(turn)}…`;
