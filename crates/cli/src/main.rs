@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyze;
+mod arenas;
 mod fds;
 mod loadtest;
 mod perft;

@@ -330,7 +330,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let arenas = crate::arenas::limit();
     init_logging(args.log_format)?;
+    tracing::debug!(?arenas, "allocator arenas");
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = args.threads {
         builder.worker_threads(usize::from(n));
