@@ -162,7 +162,15 @@ pub async fn run(
         // followers relay them to the leader.
         node: node.filter(|_| config.bus.is_none()),
     };
-    accept::serve(listener, app(state.clone()), settings, token).await;
+    // The accept loop runs as a task of its own, on a worker: run inside
+    // `block_on` it would accept on the caller's thread, and every
+    // connection it starts would have to wake a worker from outside.
+    let accepting = tokio::spawn(accept::serve(listener, app(state.clone()), settings, token));
+    if let Err(e) = accepting.await {
+        if e.is_panic() {
+            std::panic::resume_unwind(e.into_panic());
+        }
+    }
     state.shutdown().await;
     Ok(())
 }
