@@ -50,6 +50,12 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub mod limits {
     /// Largest WebSocket frame the server accepts, in bytes.
     pub const MAX_FRAME_BYTES: usize = 4096;
+    /// Largest frame the server sends, in bytes: clients must accept frames
+    /// up to this size. Most are far smaller; the largest are a full
+    /// `lobby` event ([`LOBBY_TABLES`] entries) and a full `chat_history`.
+    pub const MAX_SERVER_FRAME_BYTES: usize = 65_536;
+    /// Most tables a `lobby` event (and `GET /api/tables`) lists.
+    pub const LOBBY_TABLES: usize = 100;
     /// Longest display name, in characters.
     pub const MAX_NAME_CHARS: usize = 24;
     /// Longest chat message, in characters.

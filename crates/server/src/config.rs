@@ -201,7 +201,7 @@ impl Default for Config {
             write_timeout: Duration::from_secs(5),
             shutdown_timeout: Duration::from_secs(5),
             lobby_debounce: Duration::from_millis(20),
-            lobby_max_tables: 100,
+            lobby_max_tables: limits::LOBBY_TABLES,
             trusted_proxies: Vec::new(),
             lease_ttl: Duration::from_secs(2),
             bus: None,
