@@ -37,3 +37,23 @@ test('going home from a game against the computer steps away from nothing', asyn
   await expect.poll(() => sent.some((f) => f.includes('"watch_lobby"'))).toBe(true);
   expect(sent.filter((f) => f.includes('"step_away"'))).toEqual([]);
 });
+
+test('a player who went home from a waiting table is away once someone joins', async ({ page, player }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const link = page.url();
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(page.locator('#my-tables')).toContainText('Waiting');
+
+  // Bob joins while Alice is on the home page: he is told she is away and
+  // how long she has, instead of waiting for her with no end.
+  const bob = await player('Bob');
+  await bob.goto(link);
+  await expect(status(bob)).toHaveText(/^Alice is away — \d+ s to come back$/);
+
+  // Alice comes back with Continue: her turn, and Bob waits for her.
+  await page.locator('#my-tables').getByRole('link', { name: 'Continue' }).click();
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await expect(status(bob)).toHaveText('Waiting for Alice…');
+});

@@ -313,16 +313,19 @@ export function mountGame(main, { tableId, watch }) {
 }
 
 /**
- * Whether another person holds a seat at `t` across from ours, in a table
- * still open: leaving the page then tells them we stepped away (a bot, a
- * pass-and-play partner or a table still waiting has nobody to tell).
+ * Whether another person holds the seat across from ours at `t`, or may
+ * take it (a table still waiting), in a table still open: leaving the page
+ * then tells them we stepped away, so that whoever joins sees us away and
+ * our time to come back runs (a bot or a pass-and-play partner has nobody
+ * to tell).
  * @param {TableState | null} t
  * @returns {boolean}
  */
 function facesAPerson(t) {
-  if (!t || t.options?.pass_and_play || t.status === 'closed' || t.status === 'waiting') return false;
+  if (!t || t.options?.pass_and_play || t.status === 'closed') return false;
   const mine = mySeats(t);
   if (mine.length === 0) return false;
+  if (t.status === 'waiting') return !t.options?.bot;
   return /** @type {Player[]} */ (['X', 'O']).some((s) => {
     const p = bySeat(t.players, s);
     return !mine.includes(s) && Boolean(p) && !p?.bot;
