@@ -202,3 +202,17 @@ export async function copyText(text, fallbackInput) {
 export function plural(n, noun) {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/**
+ * Scrolls `box` so that `item`, inside it, is in view, and never the page
+ * (`scrollIntoView` would also scroll the window, e.g. a phone's page down
+ * to a list under the board).
+ * @param {HTMLElement} box
+ * @param {Element} item
+ */
+export function revealIn(box, item) {
+  const outer = box.getBoundingClientRect();
+  const inner = item.getBoundingClientRect();
+  if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top;
+  else if (inner.bottom > outer.bottom) box.scrollTop += inner.bottom - outer.bottom;
+}

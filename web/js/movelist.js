@@ -67,7 +67,10 @@ export function moveList() {
     if (table.status === 'round_over' && table.moves.length) {
       const shown = table;
       explainGame(shown.first, shown.moves).then((e) => {
-        if (drawn === shown) annotateMoves(list, e);
+        if (drawn !== shown) return;
+        annotateMoves(list, e);
+        // The verdicts make the list taller: keep its end (the result) in view.
+        list.scrollTop = list.scrollHeight;
       }).catch(() => {});
     }
     const replayOf = table.status === 'round_over' ? table.game_id : left?.gameId;

@@ -10,7 +10,7 @@
 // decided. The replay works without it (say, if that request fails).
 
 import * as api from './api.js';
-import { h, s, replace, announce, plural } from './dom.js';
+import { h, s, replace, announce, plural, revealIn } from './dom.js';
 import { shareLink } from './controls.js';
 import { recordOutcome } from './outcome.js';
 import { Board, markSvg } from './board.js';
@@ -176,7 +176,8 @@ export function mountReplay(main, { gameId, ply: startPly }) {
       if (on) btn?.setAttribute('aria-current', 'step');
       else btn?.removeAttribute('aria-current');
     }
-    logEl.querySelector('.is-current')?.scrollIntoView({ block: 'nearest' });
+    const current = logEl.querySelector('.is-current');
+    if (current) revealIn(logEl, current);
   }
 
   /**
