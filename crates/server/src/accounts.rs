@@ -16,9 +16,12 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Instant;
 
+use crate::config::RateLimit;
 use crate::ids::TokenHash;
 use crate::live::LiveStatus;
+use crate::rate::Bucket;
 use crate::store::{PlayerRow, Store};
 
 /// A player as the server knows them (the token itself is never kept).
@@ -32,6 +35,9 @@ pub(crate) struct Account {
     name: Mutex<Arc<str>>,
     /// The tables where this player holds a seat, with their status.
     tables: Mutex<Vec<(Arc<str>, LiveStatus)>>,
+    /// The chat limit's bucket: the player's, shared by all their
+    /// connections, so that more connections do not chat faster.
+    chat: Mutex<Bucket>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -46,7 +52,14 @@ impl Account {
             token_hash,
             name: Mutex::new(name),
             tables: Mutex::new(Vec::new()),
+            chat: Mutex::new(Bucket::new(Instant::now())),
         }
+    }
+
+    /// Takes one chat message from the player's bucket; false if over
+    /// `limit`.
+    pub(crate) fn take_chat(&self, limit: RateLimit, now: Instant) -> bool {
+        lock(&self.chat).take(limit, now)
     }
 
     /// The display name.

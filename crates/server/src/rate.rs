@@ -1,6 +1,6 @@
-//! Rate limits: a token bucket per connection (messages, chat), a count of
-//! refusals that tells a flood, and a bucket per client address for
-//! creating players.
+//! Rate limits: a token bucket per connection (messages) and per player
+//! (chat, kept in the player's `Account`), a count of refusals that tells a
+//! flood, and a bucket per client address for creating players.
 //!
 //! The per-address buckets live in one map that can never grow without
 //! bound: a bucket that has refilled completely carries no information and
@@ -20,7 +20,7 @@ use crate::config::RateLimit;
 /// "theoretical arrival time" of GCRA, the generic cell rate algorithm):
 /// at `now` it lacks one token for every refill interval (`1 / rate`) that
 /// moment is still ahead. The same limit as counting tokens, in one
-/// `Instant`: every connection has two buckets, and an idle connection's
+/// `Instant`: every connection has one, and an idle connection's
 /// memory is mostly such small things. Its limit is the caller's (the
 /// server's settings), not a copy in every connection's buckets.
 #[derive(Debug)]

@@ -80,7 +80,6 @@ pub(crate) struct Client {
     /// of tables it used lately; told when the connection closes.
     attached: Attached,
     rate: Bucket,
-    chat: Bucket,
     /// Refusals for rate, to tell a flood.
     flood: Flood,
 }
@@ -107,7 +106,6 @@ impl Client {
         let now = Instant::now();
         Client {
             rate: Bucket::new(now),
-            chat: Bucket::new(now),
             flood: Flood::new(now),
             shared,
             outbox,

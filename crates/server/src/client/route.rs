@@ -85,7 +85,7 @@ impl Client {
             ClientMsg::ChatHistory { table_id } => (table_id, TableReq::ChatHistory),
             ClientMsg::Chat { table_id, text } => {
                 let text = validate::chat(&text)?;
-                if !self.chat.take(self.shared.config.chat_limit, at) {
+                if !conn.account.take_chat(self.shared.config.chat_limit, at) {
                     return Err(validate::chat_rate(self.shared.config.chat_limit));
                 }
                 (table_id, TableReq::Chat(text))

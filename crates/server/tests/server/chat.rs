@@ -106,3 +106,37 @@ async fn a_newcomer_and_a_reloaded_page_read_the_chat_so_far() {
     );
     server.stop().await;
 }
+
+/// The chat limit is the player's, not each connection's: a player who
+/// opens more connections to the same table does not chat any faster.
+#[tokio::test]
+async fn a_player_chats_no_faster_from_more_connections() {
+    let server = Server::start().await;
+    let (mut x, _o, table) = pair(&server, json!({})).await;
+    let (mut again, _) = server.resume(&x.token).await;
+    again
+        .ok(json!({"type":"watch_table","table_id":table}))
+        .await;
+    // The burst of 5, shared between the two connections.
+    for _ in 0..3 {
+        x.ok(json!({"type":"chat","table_id":table,"text":"spam"}))
+            .await;
+    }
+    for _ in 0..2 {
+        again
+            .ok(json!({"type":"chat","table_id":table,"text":"spam"}))
+            .await;
+    }
+    again
+        .refused(
+            json!({"type":"chat","table_id":table,"text":"spam"}),
+            "rate_limited",
+        )
+        .await;
+    x.refused(
+        json!({"type":"chat","table_id":table,"text":"spam"}),
+        "rate_limited",
+    )
+    .await;
+    server.stop().await;
+}
