@@ -5,10 +5,11 @@
 //! runtime's workers, the database writer, the blocking pool) then each
 //! hold free blocks the others cannot use: a connection's handshake
 //! buffers freed on one worker stay there while the next connection
-//! allocates on another. Two arenas for the whole server measured 2-2.5 MiB
-//! less resident memory with 10,000 idle players, and no difference in CPU
-//! per move (README, "Performance targets"); each thread still has its own
-//! cache of small blocks, so they rarely wait on an arena's lock.
+//! allocates on another. Two arenas for the whole server measured 1.4 MiB
+//! less resident memory with 10,000 idle players (median of five runs each,
+//! 39.5 to 38.1 MiB), and no difference in CPU per move beyond the noise
+//! (README, "Performance targets"); each thread still has its own cache of
+//! small blocks, so they rarely wait on an arena's lock.
 //!
 //! An operator's own `MALLOC_ARENA_MAX` is left as it is. On other C
 //! libraries (musl, macOS) there is nothing to set.
