@@ -1,7 +1,9 @@
 // A player who goes back to the home page in the middle of a game keeps
 // the seat, and the opponent is told they are away and how long they have
 // to come back (`step_away`); coming back to the game puts them back.
-// Against the computer there is nobody to tell, and nothing changes.
+// The same from a table still waiting for an opponent: whoever joins
+// meanwhile is told. Against the computer there is nobody to tell, and
+// nothing changes.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, substatus, play, boardOf, startBotGame, aliceAndBob } from '../support/game.js';
