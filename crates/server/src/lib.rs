@@ -164,8 +164,14 @@ pub async fn run(
     };
     // The accept loop runs as a task of its own, on a worker: run inside
     // `block_on` it would accept on the caller's thread, and every
-    // connection it starts would have to wake a worker from outside.
-    let accepting = tokio::spawn(accept::serve(listener, app(state.clone()), settings, token));
+    // connection it starts would have to wake a worker from outside. It
+    // stops with this future, as it did when it ran inside it.
+    let accepting = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(accept::serve(
+        listener,
+        app(state.clone()),
+        settings,
+        token,
+    )));
     if let Err(e) = accepting.await {
         if e.is_panic() {
             std::panic::resume_unwind(e.into_panic());

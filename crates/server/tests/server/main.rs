@@ -18,6 +18,7 @@ mod explain;
 mod game;
 mod health;
 mod hostile;
+mod lifetime;
 mod limits;
 mod modules;
 mod privacy;
