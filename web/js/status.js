@@ -32,6 +32,14 @@ export function view(table, seats, elapsedMs = 0) {
 }
 
 /**
+ * A player away during a round, and their time to come back: the one
+ * wording of the status line and of the line under it.
+ * @param {string} name
+ * @param {number | null} left seconds
+ */
+const awayLine = (name, left) => `${name} is away — ${left} s to come back`;
+
+/**
  * The main status line, and the line under it, for a `view`.
  * @param {View} v
  * @returns {[string, string]}
@@ -45,7 +53,7 @@ export function describe(v) {
     const p = seatInfo(seat);
     if (!p || p.connected || seats.includes(seat)) continue;
     const left = secondsLeft(p.grace_left_ms);
-    if (table.status === 'in_progress' && left !== null) subs.push(`${p.name} is away — ${left} s to come back`);
+    if (table.status === 'in_progress' && left !== null) subs.push(awayLine(p.name, left));
     else subs.push(`${p.name} is away`);
   }
   switch (table.status) {
@@ -63,7 +71,7 @@ export function describe(v) {
       if (isPass() && seats.length === 2) line = `${turn} to move`;
       else if (seats.includes(turn)) line = `Your turn (${turn})`;
       else if (mover && !mover.connected && secondsLeft(mover.grace_left_ms) !== null) {
-        line = `${mover.name} is away — ${secondsLeft(mover.grace_left_ms)} s to come back`;
+        line = awayLine(mover.name, secondsLeft(mover.grace_left_ms));
         const dup = subs.indexOf(line);
         if (dup >= 0) subs.splice(dup, 1);
       } else if (seated) line = `Waiting for ${who(turn)}…`;
