@@ -28,6 +28,18 @@ fn node(url: &str, node: u16) -> Config {
     }
 }
 
+/// Waits until `server` leads the cluster (it runs the tables).
+async fn leads(server: &Server) {
+    while !server
+        .get("/metrics")
+        .await
+        .1
+        .contains("oxo_cluster_leader 1")
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_stopped_nodes_tables_resume_on_another_node() {
     let Some(url) = testdb::database() else {
@@ -35,9 +47,7 @@ async fn a_stopped_nodes_tables_resume_on_another_node() {
     };
     let a = Server::with(node(&url, 1)).await;
     // Node 1 leads (it runs the tables); node 2 follows.
-    while !a.get("/metrics").await.1.contains("oxo_cluster_leader 1") {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    leads(&a).await;
     let b = Server::with(node(&url, 2)).await;
     let (mut x, mut o, table) = pair(&a, json!({"starter":"alternate"})).await;
     x.play(&table, "a1").await;
@@ -46,6 +56,9 @@ async fn a_stopped_nodes_tables_resume_on_another_node() {
     let (xt, ot) = (x.token.clone(), o.token.clone());
     a.stop().await;
     drop((x, o));
+    // Until node 2 leads, it answers connections 503 (a client tries
+    // again).
+    leads(&b).await;
 
     // Node 2 takes the table over within a lease or so; until then the
     // players may not find it there.
@@ -71,15 +84,14 @@ async fn an_away_players_grace_period_keeps_its_end_on_the_new_owner() {
         ..cfg
     };
     let a = Server::with(grace(node(&url, 1))).await;
-    while !a.get("/metrics").await.1.contains("oxo_cluster_leader 1") {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    leads(&a).await;
     let b = Server::with(grace(node(&url, 2))).await;
     let (x, _, table) = o_away_three_seconds(&a).await;
     // Then the owner stops.
     let xt = x.token.clone();
     a.stop().await;
     drop(x);
+    leads(&b).await;
 
     let mut x = b.resume_at(&xt, &table).await;
     assert_o_grace_ran_on(&x.table_until(|_| true).await);
