@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use oxo_core::{Position, solver};
 use oxo_protocol::{AnalyzeResponse, GameRecord, LobbyTable, LogSlice, MoveAnalysis};
@@ -55,6 +55,8 @@ pub(crate) enum ApiError {
     Forbidden(String),
     /// 404.
     NotFound(String),
+    /// 405.
+    MethodNotAllowed(String),
     /// 503.
     Unavailable(String),
     /// 500; the cause is logged, not sent.
@@ -75,6 +77,7 @@ impl IntoResponse for ApiError {
             }
             ApiError::Forbidden(e) => (StatusCode::FORBIDDEN, e),
             ApiError::NotFound(e) => (StatusCode::NOT_FOUND, e),
+            ApiError::MethodNotAllowed(e) => (StatusCode::METHOD_NOT_ALLOWED, e),
             ApiError::Unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, e),
             ApiError::Internal => (
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -296,6 +299,15 @@ pub(crate) async fn analyze(params: Params) -> Result<Json<AnalyzeResponse>, Api
         plies: value.plies(),
         moves,
     }))
+}
+
+/// A route the server has, asked with a method it does not take (`POST
+/// /api/tables`): `405` with a JSON error, like every other refusal of
+/// the API (the `Allow` header is axum's).
+pub(crate) async fn method_not_allowed(method: Method) -> ApiError {
+    ApiError::MethodNotAllowed(format!(
+        "{method} is not accepted here: the server's routes answer GET (and HEAD) only"
+    ))
 }
 
 /// Any other `/api/...` path, `/api` and `/api/` included.

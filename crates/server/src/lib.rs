@@ -109,6 +109,7 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(assets::index))
         .route("/t/{table_id}", get(assets::index))
         .route("/games/{game_id}", get(assets::index))
+        .method_not_allowed_fallback(http::method_not_allowed)
         .fallback(assets::asset)
         .layer(axum::middleware::map_response(assets::security_headers))
         .layer(TraceLayer::new_for_http())

@@ -219,3 +219,31 @@ async fn the_web_ui_is_served_with_strict_headers() {
     assert_eq!(server.get("/no/such/file.js").await.0, 404);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_method_the_api_does_not_take_gets_405_with_a_json_error() {
+    let server = Server::start().await;
+    for (method, path) in [
+        ("POST", "/api/tables"),
+        ("DELETE", "/api/games/0123"),
+        ("PUT", "/api/analyze"),
+        ("POST", "/healthz"),
+    ] {
+        let res = server.request(method, path, &[]).await;
+        assert_eq!(res.status, 405, "{method} {path}");
+        assert_eq!(res.header("allow"), Some("GET,HEAD"), "{method} {path}");
+        assert_eq!(
+            res.header("content-type"),
+            Some("application/json"),
+            "{method} {path}"
+        );
+        let body: serde_json::Value =
+            serde_json::from_slice(&res.body).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let error = body["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains(method) && error.contains("GET"),
+            "{method} {path}: {body}"
+        );
+    }
+    server.stop().await;
+}
