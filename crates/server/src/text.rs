@@ -10,6 +10,8 @@
 use std::sync::Arc;
 
 use oxo_protocol::limits::{MAX_CHAT_CHARS, MAX_NAME_CHARS};
+use unicode_normalization::UnicodeNormalization;
+use unicode_security::confusable_detection::skeleton;
 
 /// Combining marks kept on one character in chat; more are dropped (a
 /// "zalgo" tower of marks covers the lines around it).
@@ -46,9 +48,27 @@ fn is_mark(c: char) -> bool {
         | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
 }
 
+/// What a name looks like, for comparing names that must not be
+/// imitated: compatibility forms folded (fullwidth and mathematical
+/// letters), letters that look the same made the same (Unicode's
+/// confusable skeleton: a Cyrillic о is an o, a capital I an l), case
+/// ignored, and every run of spaces of any kind one space. Two ways,
+/// since case and look-alikes cross: with case ignored before the
+/// skeleton (`impossible` is `Impossible`) and after it (a Cyrillic `І`
+/// is an `l` only while it is a capital). Two names look alike when
+/// either way gives the same.
+fn looks_like(name: &str) -> [String; 2] {
+    let name: String = name.nfkc().collect();
+    let fold = |s: &str| {
+        let s: String = skeleton(s).collect::<String>().to_lowercase();
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    [fold(&name.to_lowercase()), fold(&name)]
+}
+
 /// Checks a display name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no
 /// control or hidden characters, something visible, and not a computer
-/// player's name.
+/// player's name, nor one that looks like it (see [`looks_like`]).
 ///
 /// # Errors
 ///
@@ -78,7 +98,11 @@ pub(crate) fn validate_name(name: &str) -> Result<Arc<str>, String> {
     if !name.chars().any(shows) {
         return Err("The name shows nothing: use at least one letter, digit or symbol".into());
     }
-    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+    let looks = looks_like(name);
+    if RESERVED
+        .iter()
+        .any(|r| looks_like(r).iter().zip(&looks).any(|(a, b)| a == b))
+    {
         return Err(format!(
             "\"{name}\" is the name of a computer player or a pass-and-play seat; pick another"
         ));
@@ -172,6 +196,24 @@ mod tests {
         }
         assert!(validate_name("Player").is_ok(), "the default name");
         assert!(validate_name("Impossible Ann").is_ok());
+    }
+
+    #[test]
+    fn nobody_takes_a_computer_players_name_in_look_alike_letters() {
+        for name in [
+            "\u{FF29}mpossible", // a fullwidth I
+            "Rand\u{043E}m",     // a Cyrillic o
+            "Player\u{00A0}X",   // a non-breaking space
+            "Player  X",         // two spaces
+            "P\u{0406}ayer O",   // a Cyrillic I for the l
+            "\u{1D404}asy",      // a mathematical bold E
+        ] {
+            let e = validate_name(name).expect_err(name);
+            assert!(e.contains("computer player"), "{name:?}: {e}");
+        }
+        for fine in ["Rändom", "Easy Rider", "Medi", "Player XO"] {
+            assert!(validate_name(fine).is_ok(), "{fine:?}");
+        }
     }
 
     #[test]
