@@ -202,6 +202,16 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
             0
         },
         rate_limit,
+        chat_limit: if args.rate_limit > 0.0 {
+            Config::default().chat_limit
+        } else {
+            RateLimit::UNLIMITED
+        },
+        rounds_limit: if args.rate_limit > 0.0 {
+            Config::default().rounds_limit
+        } else {
+            RateLimit::UNLIMITED
+        },
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,
         trusted_proxies: args.trusted_proxies.clone(),

@@ -35,9 +35,18 @@ pub(crate) struct Account {
     name: Mutex<Arc<str>>,
     /// The tables where this player holds a seat, with their status.
     tables: Mutex<Vec<(Arc<str>, LiveStatus)>>,
-    /// The chat limit's bucket: the player's, shared by all their
-    /// connections, so that more connections do not chat faster.
-    chat: Mutex<Bucket>,
+    /// The player's rate buckets, shared by all their connections, so
+    /// that more connections do not chat or start games faster.
+    buckets: Mutex<Buckets>,
+}
+
+/// The limits kept per player rather than per connection.
+#[derive(Debug)]
+struct Buckets {
+    /// Chat messages.
+    chat: Bucket,
+    /// New rounds: tables created and rematches asked for.
+    rounds: Bucket,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,14 +61,23 @@ impl Account {
             token_hash,
             name: Mutex::new(name),
             tables: Mutex::new(Vec::new()),
-            chat: Mutex::new(Bucket::new(Instant::now())),
+            buckets: Mutex::new(Buckets {
+                chat: Bucket::new(Instant::now()),
+                rounds: Bucket::new(Instant::now()),
+            }),
         }
     }
 
     /// Takes one chat message from the player's bucket; false if over
     /// `limit`.
     pub(crate) fn take_chat(&self, limit: RateLimit, now: Instant) -> bool {
-        lock(&self.chat).take(limit, now)
+        lock(&self.buckets).chat.take(limit, now)
+    }
+
+    /// Takes one new round (a table created, a rematch asked for) from the
+    /// player's bucket; false if over `limit`.
+    pub(crate) fn take_round(&self, limit: RateLimit, now: Instant) -> bool {
+        lock(&self.buckets).rounds.take(limit, now)
     }
 
     /// The display name.

@@ -70,8 +70,13 @@ pub struct Config {
     pub max_connections_per_address: u32,
     /// Messages per connection (every frame counts).
     pub rate_limit: RateLimit,
-    /// Chat messages per connection, on top of `rate_limit`.
+    /// Chat messages per player (all their connections together), on top
+    /// of `rate_limit`.
     pub chat_limit: RateLimit,
+    /// New rounds per player (tables created and rematches asked for, by
+    /// all their connections together): what bounds the game records one
+    /// player can make.
+    pub rounds_limit: RateLimit,
     /// New players (`hello` without a token) per client address (IPv4
     /// address or IPv6 /64); returning players are not counted.
     pub new_players: RateLimit,
@@ -187,6 +192,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             rate_limit: RateLimit::new(50.0, 100),
             chat_limit: RateLimit::new(0.5, 5),
+            rounds_limit: RateLimit::new(0.5, 20),
             new_players: RateLimit::new(0.5, 30),
             flood_refusals: 200,
             flood_window: Duration::from_secs(10),

@@ -47,6 +47,8 @@ impl Client {
                 return Ok(Reply::Ok);
             }
             ClientMsg::CreateTable { options } => {
+                validate::options(&options)?;
+                self.take_round(&conn, at)?;
                 return self.create(conn, id, options, at).await;
             }
             ClientMsg::WatchLobby => {
@@ -80,7 +82,10 @@ impl Client {
                 game_id,
             } => (table_id, TableReq::Move(cell, game_id)),
             ClientMsg::Forfeit { table_id } => (table_id, TableReq::Forfeit),
-            ClientMsg::Rematch { table_id } => (table_id, TableReq::Rematch),
+            ClientMsg::Rematch { table_id } => {
+                self.take_round(&conn, at)?;
+                (table_id, TableReq::Rematch)
+            }
             ClientMsg::Sync { table_id } => (table_id, TableReq::Sync),
             ClientMsg::ChatHistory { table_id } => (table_id, TableReq::ChatHistory),
             ClientMsg::Chat { table_id, text } => {
@@ -92,6 +97,17 @@ impl Client {
             }
         };
         self.forward(conn, id, table_id, table_req, at).await
+    }
+
+    /// Counts a new round (a table created, a rematch asked for) against
+    /// the player's limit.
+    fn take_round(&self, conn: &Conn, at: Instant) -> Result<(), ClientError> {
+        let limit = self.shared.config.rounds_limit;
+        if conn.account.take_round(limit, at) {
+            Ok(())
+        } else {
+            Err(validate::rounds_rate(limit))
+        }
     }
 
     /// Makes room to be at one more table, unless the connection is at
@@ -131,7 +147,6 @@ impl Client {
         if self.shutting_down() {
             return Err(ClientError::shutting_down());
         }
-        validate::options(&options)?;
         let table_id = new_id();
         if !self.make_room(&table_id).await {
             return Err(too_many_attached());

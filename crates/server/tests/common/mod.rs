@@ -35,6 +35,8 @@ pub fn config() -> Config {
         reconnect_grace: Duration::from_secs(30),
         // Tests make hundreds of players and connections from one address.
         new_players: oxo_server::RateLimit::UNLIMITED,
+        // And play hundreds of games quickly (the limit has its own test).
+        rounds_limit: oxo_server::RateLimit::UNLIMITED,
         max_connections_per_address: 0,
         ..Config::in_memory()
     }

@@ -393,3 +393,28 @@ async fn a_rematch_counts_against_the_seat_limit() {
     .await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn new_rounds_are_rate_limited_per_player() {
+    let server = Server::with(Config {
+        max_tables_per_player: 100,
+        rounds_limit: RateLimit::new(0.01, 3),
+        ..config()
+    })
+    .await;
+    let mut p = server.client("Quick").await;
+    let t = p.create(json!({"pass_and_play": true})).await.id;
+    p.ok(json!({"type":"forfeit","table_id":t})).await;
+    p.ok(json!({"type":"rematch","table_id":t})).await;
+    p.create(json!({})).await;
+    // A second connection of the same player shares the bucket.
+    let token = p.token.clone();
+    let (mut q, _) = server.resume(&token).await;
+    let says = q
+        .refused(json!({"type":"create_table"}), "rate_limited")
+        .await;
+    assert!(says.contains("new games"), "{says}");
+    p.refused(json!({"type":"rematch","table_id":t}), "rate_limited")
+        .await;
+    server.stop().await;
+}
