@@ -49,6 +49,7 @@ use crate::address_cap::Place;
 use crate::client::{Client, Flow};
 use crate::conn::{Outbox, encode};
 use crate::http::ApiError;
+use crate::metrics::Metrics;
 use crate::state::{AppState, Shared};
 use crate::{close, origin};
 
@@ -101,7 +102,12 @@ pub(crate) async fn upgrade(
     if open >= shared.config.max_connections as u64 {
         shared.metrics.connections_refused.fetch_add(1, Relaxed);
         drop(slot);
-        return refuse_socket(ws, "The server is full; try again later", "server full");
+        return refuse_socket(
+            ws,
+            &shared.metrics,
+            "The server is full; try again later",
+            "server full",
+        );
     }
     if let Some(addr) = peer {
         match shared.sockets_per_address.take(addr.ip()) {
@@ -112,6 +118,7 @@ pub(crate) async fn upgrade(
                 let max = shared.sockets_per_address.max();
                 return refuse_socket(
                     ws,
+                    &shared.metrics,
                     &format!(
                         "Too many connections from your address (at most {max} at once); \
                          close some and try again"
@@ -154,8 +161,16 @@ pub(crate) async fn upgrade(
 
 /// Refuses a WebSocket with `server_full` and `message`, then close 1013
 /// with `reason` (try again later). A browser cannot read the body of a
-/// refused upgrade, so the upgrade is accepted to say why.
-fn refuse_socket(ws: WebSocketUpgrade, message: &str, reason: &'static str) -> Response {
+/// refused upgrade, so the upgrade is accepted to say why. Counted like
+/// every refusal and close in `metrics`.
+fn refuse_socket(
+    ws: WebSocketUpgrade,
+    metrics: &Metrics,
+    message: &str,
+    reason: &'static str,
+) -> Response {
+    metrics.refused(ErrorCode::ServerFull);
+    metrics.closed(close::TRY_AGAIN);
     let refusal = encode(&ServerMsg::error(None, ErrorCode::ServerFull, message));
     ws.on_upgrade(move |mut socket| async move {
         let _ = socket.send(Message::Text(refusal)).await;

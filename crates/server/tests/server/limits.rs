@@ -158,6 +158,11 @@ async fn connections_over_the_maximum_are_told_the_server_is_full() {
         metrics.contains("oxo_connections_refused_total 1"),
         "{metrics}"
     );
+    assert!(
+        metrics.contains("oxo_refusals_total{code=\"server_full\"} 1")
+            && metrics.contains("oxo_closes_total{code=\"1013\"} 1"),
+        "{metrics}"
+    );
     // A slot frees up when a client leaves.
     drop(a);
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -282,6 +287,17 @@ async fn one_address_holds_at_most_its_cap_of_websockets() {
         (1013, "too many connections from your address")
     );
     assert_eq!(server.metric("oxo_address_refusals_total").await, Some(1));
+    // Counted with every refusal and close, as docs/protocol.md says.
+    assert_eq!(
+        server
+            .metric(r#"oxo_refusals_total{code="server_full"}"#)
+            .await,
+        Some(1)
+    );
+    assert_eq!(
+        server.metric(r#"oxo_closes_total{code="1013"}"#).await,
+        Some(1)
+    );
     // The others go on, and a place frees up when one leaves.
     b.send(json!({"type":"ping","id":1})).await;
     assert_eq!(b.recv().await["type"], "pong");
