@@ -27,6 +27,7 @@ mod error;
 mod ids;
 mod options;
 mod server;
+mod strict;
 mod table;
 
 pub use api::{
@@ -39,6 +40,7 @@ pub use error::ErrorCode;
 pub use ids::{GameId, PlayerId, TableId};
 pub use options::OptionsError;
 pub use server::{ChatLine, ServerMsg};
+pub use strict::parse_request;
 pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
 
 pub use oxo_core::{Scores, Starter};

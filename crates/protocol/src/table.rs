@@ -29,7 +29,10 @@ pub struct TableOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub move_time_ms: Option<u32>,
     /// A bot in the seat the creator does not take.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::strict::optional_object"
+    )]
     pub bot: Option<BotSeat>,
     /// The creator's seat (random if absent).
     #[serde(skip_serializing_if = "Option::is_none")]

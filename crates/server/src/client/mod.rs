@@ -40,7 +40,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
-use oxo_protocol::{ErrorCode, Request, ServerMsg, peek_id};
+use oxo_protocol::{ErrorCode, Request, ServerMsg, parse_request, peek_id};
 
 use crate::accounts::Account;
 use crate::close;
@@ -205,7 +205,7 @@ impl Client {
         if let Err(flow) = self.admit(now, || peek_id(text)) {
             return flow;
         }
-        let req: Request = match serde_json::from_str(text) {
+        let req: Request = match parse_request(text) {
             Ok(req) => req,
             Err(e) => {
                 self.refuse(

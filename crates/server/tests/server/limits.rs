@@ -121,6 +121,11 @@ async fn malformed_requests_are_refused_without_harm_to_anyone() {
             "u32",
         ),
         (r#"{"type":"chat","table_id":"t"}"#, "missing field `text`"),
+        (r#"{"type":0,"version":1}"#, "\"type\" must be a string"),
+        (
+            r#"{"type":"create_table","options":[false,"o"]}"#,
+            "expected an object",
+        ),
         ("", "EOF"),
     ];
     for (text, needle) in cases {

@@ -1,0 +1,102 @@
+//! Reading a client's frame more strictly than serde's derived readers,
+//! which take more than the protocol says: a message kind given as a
+//! number (the index of the variant) and an object given as an array of
+//! its fields in order. Clients that depend on either would break on any
+//! change of the message types' order, so neither is accepted.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Error as _, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+use crate::Request;
+
+/// Reads one client frame as a [`Request`]: what `serde_json` reads, less a
+/// `type` that is not a string and objects written as arrays.
+///
+/// ```
+/// use oxo_protocol::{ClientMsg, parse_request};
+///
+/// let req = parse_request(r#"{"type":"ping","id":1}"#).unwrap();
+/// assert_eq!((req.id, req.msg), (Some(1), ClientMsg::Ping));
+/// assert!(parse_request(r#"{"type":0,"version":1}"#).is_err());
+/// ```
+///
+/// # Errors
+///
+/// What is wrong with the frame, in `serde_json`'s words or ours.
+pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "type", borrow)]
+        _kind: Option<Cow<'a, str>>,
+    }
+    if serde_json::from_str::<Kind<'_>>(text).is_err() {
+        // Let serde_json's own message say what is wrong when the frame is
+        // not an object at all.
+        let value: serde_json::Value = serde_json::from_str(text)?;
+        if value.is_object() {
+            return Err(serde_json::Error::custom(
+                "\"type\" must be a string naming the message, such as \"hello\"",
+            ));
+        }
+    }
+    serde_json::from_str(text)
+}
+
+/// A struct read from a JSON object only, for `#[serde(deserialize_with)]`.
+pub(crate) fn object<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    d.deserialize_map(ObjectVisitor(PhantomData))
+}
+
+/// An optional struct read from a JSON object or `null` only.
+pub(crate) fn optional_object<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    d.deserialize_option(OptionalObjectVisitor(PhantomData))
+}
+
+struct ObjectVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map))
+    }
+}
+
+struct OptionalObjectVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for OptionalObjectVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object or null")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        object(d).map(Some)
+    }
+}
