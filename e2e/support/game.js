@@ -198,6 +198,57 @@ export async function refusingSocket(page) {
   };
 }
 
+/**
+ * Routes the page's WebSocket through the test, which can make the link
+ * slow: `lag(ms)` holds everything the server says for `ms` before the
+ * page gets it (in order), and `refuse(type, code, message)` answers every
+ * later request of that `type` itself, with an `error` that comes as late.
+ * `sent` lists what the page sent, `delivered` what reached it. Call before
+ * the page opens its socket.
+ */
+export async function slowSocket(page) {
+  let delay = 0;
+  const refused = new Map();
+  const sent = [];
+  const delivered = [];
+  const parse = (m) => {
+    try {
+      return JSON.parse(String(m));
+    } catch {
+      return null;
+    }
+  };
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    const toPage = (m) => {
+      const deliver = () => {
+        delivered.push(parse(m));
+        ws.send(m);
+      };
+      if (delay) setTimeout(deliver, delay);
+      else deliver();
+    };
+    ws.onMessage((m) => {
+      const msg = parse(m);
+      if (msg) sent.push(msg);
+      const refusal = msg && refused.get(msg.type);
+      if (refusal) toPage(JSON.stringify({ type: 'error', id: msg.id, code: refusal.code, message: refusal.message }));
+      else server.send(m);
+    });
+    server.onMessage(toPage);
+  });
+  return {
+    sent,
+    delivered,
+    lag(ms) {
+      delay = ms;
+    },
+    refuse(type, code, message) {
+      refused.set(type, { code, message });
+    },
+  };
+}
+
 /** Says `text` in the chat of the game page `page`. */
 export async function say(page, text) {
   const box = page.getByRole('textbox', { name: 'Chat message' });

@@ -9,6 +9,9 @@
 //
 // Marks draw themselves in with a short stroke animation when they appear;
 // the winning line is one SVG stroke across the whole board, over the cells.
+// A move on its way to the server is drawn pending: its mark dimmed in its
+// cell, which is busy (`aria-busy`, "b2, X, sending") until the page draws
+// the server's answer.
 
 import { h, s } from './dom.js';
 import { SQUARES, winningLines } from './notation.js';
@@ -23,7 +26,7 @@ const HINT_TEXT = { win: 'win', draw: 'draw', loss: 'loss' };
 /**
  * An SVG drawing of `mark` ("X" or "O") in a 100×100 box.
  * @param {Player} mark
- * @param {string} [className] "mark", "ghost", "better", "badge", "mini"
+ * @param {string} [className] "mark", "pending", "ghost", "better", "badge", "mini"
  */
 export function markSvg(mark, className = 'mark') {
   const svg = s(`svg.${className}`, {
@@ -71,6 +74,8 @@ export class Board {
     this.overlay = s('svg.winline', { viewBox: '0 0 300 300', 'aria-hidden': 'true', focusable: 'false' });
     this.el = h('div.board-wrap', {}, this.grid, this.overlay);
     this.state = { winKey: '', hintsKey: '', lastIndex: -1, playable: false };
+    /** @type {{ index: number, mark: Player } | null} the move drawn pending */
+    this.pending = null;
   }
 
   /** @param {number} i */
@@ -112,16 +117,18 @@ export class Board {
    * - `winCells`: the squares of the winning line(s), e.g. ["a1","b1","c1"]
    * - `winner`: "X" | "O" | null (colours the line)
    * - `preview`: the mark shown on hover/focus of free cells (null: none)
+   * - `pending`: a move on its way to the server, drawn dimmed in its cell
+   *   while that is free (null: none)
    * - `interactive`: whether activating a cell calls `onPlay`
    * - `hints`: index -> "win" | "draw" | "loss" for free cells, or null
    * - `better`: indexes of free cells marked as better moves (the replay's
    *   explanation), drawn as a faint `betterMark` ("X" | "O") in a dashed ring
    * - `animate`: animate marks that appear (false when jumping, e.g. on load)
    * @param {{ cells: Mark[], last?: number, winCells?: string[], winner?: Player | null, preview?: Player | null,
-   *   interactive?: boolean, hints?: (Hint | null)[] | null, better?: number[], betterMark?: Player | null,
+   *   pending?: { index: number, mark: Player } | null, interactive?: boolean, hints?: (Hint | null)[] | null, better?: number[], betterMark?: Player | null,
    *   animate?: boolean }} position
    */
-  render({ cells, last = -1, winCells = [], winner = null, preview = null, interactive = false, hints = null, better = [], betterMark = null, animate = true }) {
+  render({ cells, last = -1, winCells = [], winner = null, preview = null, pending = null, interactive = false, hints = null, better = [], betterMark = null, animate = true }) {
     this.grid.dataset.interactive = interactive ? 'true' : 'false';
     this.grid.classList.toggle('is-playable', Boolean(preview) && interactive);
     this.grid.dataset.turn = preview ?? '';
@@ -135,10 +142,14 @@ export class Board {
         btn.querySelector('svg.mark')?.remove();
         if (mark) {
           const svg = markSvg(mark);
-          if (animate) svg.classList.add('draw-in');
+          // A move drawn pending is drawn in already.
+          const wasPending = this.pending?.index === i && this.pending.mark === mark;
+          if (animate && !wasPending) svg.classList.add('draw-in');
           btn.prepend(svg);
         }
       }
+      const sending = !mark && pending?.index === i ? pending.mark : null;
+      this.renderPending(btn, sending);
       const ghost = /** @type {SVGElement | null} */ (btn.querySelector('svg.ghost'));
       if (!mark && preview && interactive) {
         if (!ghost || ghost.dataset.mark !== preview) {
@@ -166,7 +177,7 @@ export class Board {
       }
       const isBetter = !mark && betterSet.has(i);
       this.renderBetter(btn, isBetter ? betterMark ?? '' : null);
-      const parts = [sq, mark ?? 'empty'];
+      const parts = sending ? [sq, sending, 'sending'] : [sq, mark ?? 'empty'];
       if (hint) parts.push(`hint: ${HINT_TEXT[hint] ?? hint}`);
       if (isBetter) parts.push(betterMark ? `better move for ${betterMark}` : 'better move');
       if (i === last) parts.push('last move');
@@ -174,7 +185,32 @@ export class Board {
       btn.setAttribute('aria-label', parts.join(', '));
     }
     this.cells = cells.slice();
+    this.pending = pending;
     this.renderWinLine(winCells, winner, animate);
+  }
+
+  /**
+   * Draws `mark` pending in `btn` (a move on its way), or nothing (null).
+   * @param {HTMLElement} btn
+   * @param {Player | null} mark
+   */
+  renderPending(btn, mark) {
+    btn.classList.toggle('is-pending', mark !== null);
+    const old = /** @type {SVGElement | null} */ (btn.querySelector('svg.pending'));
+    if (mark) {
+      btn.dataset.pending = mark;
+      btn.setAttribute('aria-busy', 'true');
+    } else {
+      delete btn.dataset.pending;
+      btn.removeAttribute('aria-busy');
+    }
+    if (old && old.dataset.mark === (mark ?? '')) return;
+    old?.remove();
+    if (mark) {
+      const svg = markSvg(mark, 'pending');
+      svg.classList.add('draw-in');
+      btn.prepend(svg);
+    }
   }
 
   /**

@@ -1,8 +1,9 @@
 // @ts-check
 // The game page (`/t/{table_id}`): a table seen by a player or a spectator.
 //
-// The server is the authority: a click sends `move` and the board changes
-// only when the next `table` state arrives (sendmove.js). Every `table`
+// The server is the authority: a click sends `move`, its cell shows the
+// mark dimmed as pending at once, and the board shows it played only when
+// the next `table` state arrives (sendmove.js). Every `table`
 // event carries the whole state, so a reload or a reconnect draws the exact
 // game again from the first one.
 //
@@ -70,7 +71,9 @@ export function mountGame(main, { tableId, watch }) {
   const sender = moveSender({
     request: (msg) => presence.request(msg),
     onChange: () => {
-      if (table) renderStatus();
+      if (!table) return;
+      renderBoard(false);
+      renderStatus();
     },
   });
   const board = new Board({ onPlay: play, label: 'Game board' });
@@ -107,9 +110,12 @@ export function mountGame(main, { tableId, watch }) {
     ),
   );
 
-  /** Whether a click on the board may send a move now. */
+  /**
+   * Whether a click on the board may send a move now: not while one is on
+   * its way (it would only be refused).
+   */
   function canMove() {
-    return Boolean(table) && conn.status === 'online' && table?.status === 'in_progress' && myTurn();
+    return Boolean(table) && conn.status === 'online' && table?.status === 'in_progress' && myTurn() && !sender.busy();
   }
 
   /**
@@ -117,8 +123,9 @@ export function mountGame(main, { tableId, watch }) {
    * @param {number} i
    */
   function play(i) {
-    // Not our turn, or offline: the board is inert and nothing is sent
-    // (a move queued while offline could land much later, unseen).
+    // Not our turn, offline, or a move on its way: the board is inert and
+    // nothing is sent (a move queued while offline could land much later,
+    // unseen).
     if (!canMove()) return;
     sender.send(current(), SQUARES[i]);
   }
@@ -198,9 +205,11 @@ export function mountGame(main, { tableId, watch }) {
     const last = table.moves.length && !waiting ? index(table.moves[table.moves.length - 1]) : -1;
     const myTurn = canMove();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
+    const sending = sender.pending(table);
     board.render({
       cells,
       last,
+      pending: sending ? { index: index(sending.cell), mark: sending.mark } : null,
       winCells: table.status === 'round_over' ? outcomeCells(table.outcome) : [],
       winner: winnerOf(table.outcome),
       preview: myTurn ? table.turn : null,

@@ -1,22 +1,28 @@
 // @ts-check
 // Sending a move from the game page, and telling what became of it.
 //
-// The server is the authority: a move is sent, and the board changes only
-// when the next `table` state comes. A refused move shows the server's
-// message for a moment (a toast, which screen readers read too) and
-// changes nothing else. No answer is no refusal: when the connection drops
-// or hangs, the move may have landed, and the first state over a live
-// connection tells (`settle`).
+// The server is the authority: a move is sent, and the board shows it as
+// played only when the next `table` state comes. Meanwhile the move is
+// pending: the page draws the mark dimmed in its cell (`pending`), so that
+// a slow link still answers the click at once, and sends no other move
+// while one is on its way (`busy`): a second click would only be refused
+// ("Not your turn"). A refused move shows the server's message for a
+// moment (a toast, which screen readers read too), and its cell is empty
+// again. No answer is no refusal: when the connection drops or hangs, the
+// move may have landed, and the first state over a live connection tells
+// (`settle`).
 //
 // It draws nothing and decides nothing about turns: the page sends only
-// when a move may be played, asks whether one is still unanswered
-// (`checking`), and is told through `onChange` when that may have changed.
+// when a move may be played, asks whether one is on its way (`busy`,
+// `pending`) or still unanswered (`checking`), and is told through
+// `onChange` when that may have changed.
 
 import { conn } from './net.js';
 import { announce, toast } from './dom.js';
 
 /** @typedef {import('./protocol.js').TableState} TableState */
 /** @typedef {import('./protocol.js').Square} Square */
+/** @typedef {import('./protocol.js').Player} Player */
 /** @typedef {import('./presence.js').TableMsg} TableMsg */
 
 /**
@@ -29,7 +35,9 @@ export function moveSender({ request, onChange }) {
    * The move last sent and not yet settled. `checking`: its answer never
    * came (the connection dropped or hung): it may have landed, and the next
    * state after the reconnect tells.
-   * @type {{ cell: string, gameId: string | null | undefined, ply: number, checking: boolean } | null}
+   * `mark` is the seat that played it, `ply` the number of moves in the
+   * state it was played in.
+   * @type {{ cell: Square, mark: Player, gameId: string | null | undefined, ply: number, checking: boolean } | null}
    */
   let inflight = null;
 
@@ -44,8 +52,10 @@ export function moveSender({ request, onChange }) {
     /** @type {TableMsg} */
     const move = { type: 'move', cell };
     if (table.game_id) move.game_id = table.game_id;
-    const sent = { cell, gameId: table.game_id, ply: table.moves.length, checking: false };
+    const mark = /** @type {Player} */ (table.turn);
+    const sent = { cell, mark, gameId: table.game_id, ply: table.moves.length, checking: false };
     inflight = sent;
+    onChange();
     request(move).then(() => {
       if (inflight !== sent) return;
       inflight = null;
@@ -55,8 +65,11 @@ export function moveSender({ request, onChange }) {
       if (err.code === 'timeout' || err.code === 'disconnected') {
         // No answer is not a refusal: the move may have landed. The state
         // after the reconnect settles it (settle).
+        // The connection may still be up (nothing else was missed): a
+        // state is asked for, to settle it.
         sent.checking = true;
         onChange();
+        if (conn.status === 'online') request({ type: 'sync' }).catch(() => {});
         return;
       }
       inflight = null;
@@ -83,10 +96,27 @@ export function moveSender({ request, onChange }) {
     }
   }
 
+  /** Whether a move is on its way, or its fate unknown: no other is sent. */
+  function busy() {
+    return inflight !== null;
+  }
+
+  /**
+   * The move on its way, while `t` (the state drawn) does not show it yet:
+   * the state it was played in. Once a later state comes, the board shows
+   * the server's.
+   * @param {TableState} t
+   * @returns {{ cell: Square, mark: Player } | null}
+   */
+  function pending(t) {
+    if (!inflight || t.game_id !== inflight.gameId || t.moves.length !== inflight.ply) return null;
+    return { cell: inflight.cell, mark: inflight.mark };
+  }
+
   /** Whether a move sent has no answer yet that the page can trust. */
   function checking() {
     return Boolean(inflight && (inflight.checking || conn.status !== 'online'));
   }
 
-  return { send, settle, checking };
+  return { send, settle, busy, pending, checking };
 }
