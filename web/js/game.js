@@ -67,7 +67,12 @@ export function mountGame(main, { tableId, watch }) {
    */
   let departure = null;
 
-  const presence = new Presence(tableId, { watch, onAttached: askChatHistory, onMissing: showMissing });
+  const presence = new Presence(tableId, {
+    watch,
+    onAttached: askChatHistory,
+    onMissing: showMissing,
+    onLeftElsewhere: showLeftElsewhere,
+  });
   const sender = moveSender({
     request: (msg) => presence.request(msg),
     onChange: () => {
@@ -112,10 +117,11 @@ export function mountGame(main, { tableId, watch }) {
 
   /**
    * Whether a click on the board may send a move now: not while one is on
-   * its way (it would only be refused).
+   * its way (it would only be refused), nor once the page is done with the
+   * table (a key may still be pressed).
    */
   function canMove() {
-    return Boolean(table) && conn.status === 'online' && table?.status === 'in_progress' && myTurn() && !sender.busy();
+    return Boolean(table) && !presence.gone && conn.status === 'online' && table?.status === 'in_progress' && myTurn() && !sender.busy();
   }
 
   /**
@@ -142,11 +148,30 @@ export function mountGame(main, { tableId, watch }) {
 
   /** The table does not exist, or it has closed: the page says so. */
   function showMissing() {
-    document.title = 'Table not found · oxo';
+    showGone('Table not found', 'This table does not exist, or it has closed: a table closes once its players have left.');
+  }
+
+  /**
+   * The player left this table in another tab: nothing more comes here
+   * (the server let this connection go with the seat), and the page says
+   * so rather than show a seat that is no longer ours.
+   */
+  function showLeftElsewhere() {
+    showGone('You left this table', 'You left this table in another tab.');
+  }
+
+  /**
+   * The page has no table to show any more: it says why (`title`, `text`)
+   * and offers the way home.
+   * @param {string} title
+   * @param {string} text
+   */
+  function showGone(title, text) {
+    document.title = `${title} · oxo`;
     replace(main,
       h('section.card.narrow', {},
-        h('h1', {}, 'Table not found'),
-        h('p', {}, 'This table does not exist, or it has closed: a table closes once its players have left.'),
+        h('h1', {}, title),
+        h('p', {}, text),
         h('a.btn.btn-primary', { href: '/', 'data-link': true }, 'Go to the home page'),
       ),
     );

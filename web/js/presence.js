@@ -12,8 +12,10 @@
 // It holds no table state and draws nothing: the page reads who we are
 // (`role`) and whether it is done with the table (`gone`), and is told
 // through `onAttached` each time we have taken our place (to catch up on
-// what a page that was away missed, such as the chat) and through
-// `onMissing` when the table does not exist.
+// what a page that was away missed, such as the chat), through `onMissing`
+// when the table does not exist, and through `onLeftElsewhere` when the
+// player left the table in another tab of this browser: the server tells
+// this connection nothing then, so the tab that left says so (tabs.js).
 //
 // A new game against the computer is created before this table is left:
 // if creating fails, nothing changed and we are still here. Only a player
@@ -24,6 +26,7 @@ import { conn } from './net.js';
 import { toast } from './dom.js';
 import { navigate } from './router.js';
 import { forget } from './session.js';
+import { tellLeft, onLeftElsewhere } from './tabs.js';
 import { createBotTable } from './botgame.js';
 
 /**
@@ -37,11 +40,12 @@ export class Presence {
    * Our place at table `tableId`; `watch`: as a spectator (`?watch`);
    * `onAttached()` is called each time we have taken our place (on
    * opening, and after every reconnect); `onMissing()` once we learn that
-   * the table does not exist.
+   * the table does not exist; `onLeftElsewhere()` once the player left it
+   * in another tab (`close` stops listening for that).
    * @param {string} tableId
-   * @param {{ watch: boolean, onAttached: () => void, onMissing: () => void }} options
+   * @param {{ watch: boolean, onAttached: () => void, onMissing: () => void, onLeftElsewhere: () => void }} options
    */
-  constructor(tableId, { watch, onAttached, onMissing }) {
+  constructor(tableId, { watch, onAttached, onMissing, onLeftElsewhere: onLeft }) {
     this.tableId = tableId;
     this.watch = watch;
     this.onAttached = onAttached;
@@ -53,6 +57,14 @@ export class Presence {
      * are leaving it for a new game): its states are no longer drawn.
      */
     this.gone = false;
+    // A spectator's place is this connection's alone: only a seat goes
+    // with leaving in another tab.
+    this.stopListening = onLeftElsewhere((id) => {
+      if (id !== this.tableId || this.gone || this.role === 'spectator') return;
+      this.gone = true;
+      this.role = null;
+      onLeft();
+    });
   }
 
   /**
@@ -126,9 +138,18 @@ export class Presence {
         return;
       }
     }
+    this.left();
+    navigate('/');
+  }
+
+  /**
+   * We are no longer at the table: a seat we held is given up here and in
+   * this browser's other tabs, which the server does not tell.
+   */
+  left() {
+    if (this.role !== 'spectator') tellLeft(this.tableId);
     this.role = null;
     forget(this.tableId);
-    navigate('/');
   }
 
   /**
@@ -191,8 +212,7 @@ export class Presence {
         throw err;
       }
     }
-    this.role = null;
-    forget(this.tableId);
+    this.left();
   }
 
   /**
@@ -203,6 +223,7 @@ export class Presence {
    */
   close({ stepAway }) {
     this.gone = true;
+    this.stopListening();
     if (conn.status !== 'online') return;
     if (this.role === 'spectator') {
       conn.request({ type: 'leave_table', table_id: this.tableId }).catch(() => {});

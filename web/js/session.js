@@ -1,10 +1,12 @@
 // @ts-check
 // What this browser's player is doing right now: the tables where they hold
-// a seat (from `welcome`, kept up to date from `table` events), so the home
-// page can offer to go back to a game in progress.
+// a seat (from `welcome`, kept up to date from `table` events, and from the
+// browser's other tabs when the player leaves one there), so the home page
+// can offer to go back to a game in progress.
 
 import { conn } from './net.js';
 import { Emitter } from './emitter.js';
+import { onLeftElsewhere } from './tabs.js';
 
 /** @typedef {import('./protocol.js').TableState} TableState */
 
@@ -70,3 +72,6 @@ conn.on('table', ({ table }) => {
 export function forget(tableId) {
   if (myTables.delete(tableId)) changed();
 }
+
+// Left in another tab: no state comes here to say so (tabs.js).
+onLeftElsewhere(forget);
