@@ -1,7 +1,8 @@
 // Layout on phones, tablets and desktops: every label fits its button, the
 // page never scrolls sideways, the level descriptions stay readable on a
 // phone, the header lines up with the game, the home cards leave no holes,
-// and a share field shows its whole link, the id at its end included.
+// a share field shows its whole link, the id at its end included, and the
+// offline banner leaves the header's name whole on a phone.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, play, startBotGame, midGameWithHints, armForfeit, loseToBot, openReplay } from '../support/game.js';
@@ -214,3 +215,46 @@ test('a finished round shows no hover on its cells', async ({ page }) => {
   expect(await look('c3')).toEqual(await look('a1'));
   expect((await look('c3')).cursor).toBe('default');
 });
+
+/** The boxes of the header's parts that must not overlap. */
+async function headerBoxes(page) {
+  return page.evaluate(() => Object.fromEntries(['.brand', '#conn', '.me'].map((sel) => {
+    const r = document.querySelector(sel).getBoundingClientRect();
+    return [sel, { left: r.left, right: r.right, top: r.top, bottom: r.bottom }];
+  })));
+}
+
+for (const width of [375, 320]) {
+  test(`the offline banner leaves the name in the header whole at ${width} px`, async ({ page, context }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await startBotGame(page, { level: 'Easy', side: 'X' });
+    const name = page.locator('#me-name');
+    await expect(name).toHaveText('Alice');
+    const natural = await name.evaluate((el) => el.getBoundingClientRect().width);
+
+    await context.setOffline(true);
+    await expect(page.locator('#conn')).toBeVisible({ timeout: 3_000 });
+    await expect(page.locator('#conn')).toHaveText(/Offline — reconnecting/);
+    const boxes = await headerBoxes(page);
+    const overlaps = [];
+    const names = Object.keys(boxes);
+    for (let i = 0; i < names.length; i += 1) {
+      for (let j = i + 1; j < names.length; j += 1) {
+        const a = boxes[names[i]];
+        const b = boxes[names[j]];
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) overlaps.push(`${names[i]} and ${names[j]}`);
+      }
+    }
+    expect(overlaps, 'parts of the header that overlap').toEqual([]);
+    // The name keeps its width and shows whole; so does the banner's text.
+    expect(Math.abs((await name.evaluate((el) => el.getBoundingClientRect().width)) - natural), 'the name button squeezed').toBeLessThanOrEqual(1);
+    expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the name cut').toBe(true);
+    const text = page.locator('#conn .conn-text');
+    expect(await text.evaluate((el) => el.scrollWidth <= el.clientWidth), "the banner's text cut").toBe(true);
+    for (const [sel, box] of Object.entries(boxes)) {
+      expect(box.left >= -0.5 && box.right <= width + 0.5, `${sel} inside the page: ${box.left}–${box.right}`).toBe(true);
+    }
+    await context.setOffline(false);
+    await expect(page.locator('#conn')).toBeHidden({ timeout: 15_000 });
+  });
+}
