@@ -2,7 +2,8 @@
 // their neighbours, a clock choice wrapping one option alone, a share link
 // shown out of order, a chat box that kept blank messages, a chat in pass
 // and play, a replay page with the server's raw error, and a chat that
-// looked empty after a reload as if nothing had been said.
+// looked empty after a reload as if nothing had been said; and clock
+// choices that stood taller than the other buttons, their label in a corner.
 
 import { test, expect, artifact } from '../support/fixtures.js';
 import { status, play, playOutVsBot, startBotGame } from '../support/game.js';
@@ -57,6 +58,30 @@ test('the four clock choices stay on one row, on a desktop and on a phone', asyn
       inputs.map((i) => Math.round(i.closest('.segment').getBoundingClientRect().top)));
     expect(tops.length).toBe(4);
     expect(new Set(tops).size, `clock choices at ${width} px, tops ${tops}`).toBe(1);
+  }
+});
+
+test('the clock choices are as tall as the button under them, their labels centred, on a desktop and on a phone', async ({ page }) => {
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto('/');
+    const button = await page.locator('#play-friend').evaluate((el) => el.getBoundingClientRect().height);
+    const faces = await page.locator('input[name="clock"]').evaluateAll((inputs) => inputs.map((input) => {
+      const face = input.closest('.segment').querySelector('.segment-face').getBoundingClientRect();
+      const label = input.closest('.segment').querySelector('.segment-label').getBoundingClientRect();
+      return {
+        text: input.closest('.segment').textContent.trim(),
+        height: face.height,
+        dy: (label.top + label.bottom) / 2 - (face.top + face.bottom) / 2,
+        dx: (label.left + label.right) / 2 - (face.left + face.right) / 2,
+      };
+    }));
+    expect(faces).toHaveLength(4);
+    for (const f of faces) {
+      expect(Math.abs(f.height - button), `"${f.text}" at ${width} px: ${f.height} px tall, the button ${button} px`).toBeLessThanOrEqual(2);
+      expect(Math.abs(f.dy), `"${f.text}" at ${width} px: label ${f.dy} px off the middle, up and down`).toBeLessThanOrEqual(1);
+      expect(Math.abs(f.dx), `"${f.text}" at ${width} px: label ${f.dx} px off the middle, across`).toBeLessThanOrEqual(1);
+    }
   }
 });
 
