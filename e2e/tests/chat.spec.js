@@ -2,7 +2,8 @@
 // (`chat_history`), and the game page shows them whenever it (re)attaches
 // to the table: on opening the link, after a reload, and after a dropped
 // connection comes back. Only what the panel does not show yet is added,
-// so a reconnect doubles nothing; live messages keep coming after it.
+// so a reconnect doubles nothing; live messages keep coming after it. A
+// line from someone who watches, holding no seat, says so.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, play, cuttableSocket, say, chatLines, aliceAndBob } from '../support/game.js';
@@ -111,4 +112,29 @@ test('a server that forgot its chat in a restart leaves what was shown', async (
   await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
   await say(page, 'still here');
   await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'still here']);
+});
+
+test("a line from someone watching is marked so, and a player's is not", async ({ page, player }) => {
+  const { bob, link } = await aliceAndBob(page, player);
+  const carol = await player('Carol');
+  await carol.goto(`${link}?watch`);
+  await expect(status(carol)).toHaveText('Alice (X) to move');
+  await say(carol, 'good luck');
+  await say(bob, 'thanks');
+  await say(page, 'hi Carol');
+
+  const marked = async (p) => {
+    await expect(chatLines(p)).toHaveText(['good luck', 'thanks', 'hi Carol']);
+    const from = p.locator('#chatlog .chat-msg .chat-from');
+    await expect(from).toHaveText(['Carol watching', 'Bob', 'Alice']);
+    const badges = p.locator('#chatlog .chat-msg .chat-badge');
+    await expect(badges).toHaveCount(1);
+    await expect(badges).toBeVisible();
+    await expect(p.locator('#chatlog .chat-msg').nth(0).locator('.chat-badge')).toHaveText('watching');
+  };
+  for (const p of [page, bob, carol]) await marked(p);
+  // The history after a reload marks it too.
+  await page.reload();
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await marked(page);
 });

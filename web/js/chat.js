@@ -9,9 +9,15 @@
 // so after a reconnect nothing shows twice or is read out again, and what
 // was shown stays when the server forgot it (a restart).
 //
+// A line from someone who holds no seat (a spectator) is marked
+// "watching", so that the players can tell who plays and who looks on: as
+// the seats are when the line is shown (a message carries who said it, not
+// where they sat), which the page says (`watching`).
+//
 // It owns its elements and the messages it shows, and nothing else: the
-// page gives it the function that sends a message. Whether the panel shows
-// at all (not in pass and play) is the page's call.
+// page gives it the function that sends a message, and the one that tells
+// who watches. Whether the panel shows at all (not in pass and play) is the
+// page's call.
 
 import { conn } from './net.js';
 import { h, replace, toast } from './dom.js';
@@ -24,10 +30,11 @@ const MAX_CHAT = 100;
 
 /**
  * Builds the chat panel (`el`). `send(text)` sends a message to the table
- * and settles once the server has answered.
- * @param {{ send: (text: string) => Promise<unknown> }} options
+ * and settles once the server has answered; `watching(id)` says whether
+ * player `id` is at the table without a seat, as far as the page knows.
+ * @param {{ send: (text: string) => Promise<unknown>, watching: (playerId: string) => boolean }} options
  */
-export function chatPanel({ send }) {
+export function chatPanel({ send, watching }) {
   /** @type {ChatLine[]} the messages shown, oldest first (one per item of the log) */
   let shown = [];
 
@@ -83,7 +90,10 @@ export function chatPanel({ send }) {
     shown.push({ from_id: msg.from_id, from_name: msg.from_name, text: msg.text });
     log.append(
       h(`li.chat-msg${msg.from_id === conn.playerId ? '.is-mine' : ''}`, {},
-        h('span.chat-from', {}, msg.from_name),
+        h('span.chat-from', {},
+          msg.from_name,
+          watching(msg.from_id) ? [' ', h('span.chat-badge', {}, 'watching')] : null,
+        ),
         h('span.chat-text', {}, msg.text),
       ),
     );

@@ -90,7 +90,11 @@ export function mountGame(main, { tableId, watch }) {
   const controls = gameControls({ tableId, presence });
   const hints = hintsSwitch(() => renderBoard(false));
   const moves = moveList();
-  const chat = chatPanel({ send: (text) => presence.request({ type: 'chat', text }) });
+  const chat = chatPanel({
+    send: (text) => presence.request({ type: 'chat', text }),
+    // Someone at the table in neither seat: a spectator.
+    watching: (id) => Boolean(table) && !seatIds(table).includes(id),
+  });
 
   main.append(
     h('div.game', {},
@@ -393,4 +397,13 @@ function departed(before, t) {
     };
   }
   return null;
+}
+
+/**
+ * The ids of the players seated at `t`.
+ * @param {TableState | null} t
+ * @returns {string[]}
+ */
+function seatIds(t) {
+  return /** @type {Player[]} */ (['X', 'O']).flatMap((s) => bySeat(t?.players, s)?.id ?? []);
 }
