@@ -209,3 +209,44 @@ async fn hello_with_a_token_and_a_name_renames_everywhere() {
     assert_eq!(last_table(&events).unwrap().players.x.unwrap().name, "Xan");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn leaving_from_one_tab_shows_the_players_other_tabs_the_table_without_them() {
+    let server = Server::start().await;
+    // A table in play, a waiting table and a finished round: each left
+    // from one of the player's two connections.
+    for case in ["in play", "waiting", "finished"] {
+        let (mut x, mut o, table) = match case {
+            "waiting" => {
+                let mut x = server.client("Wanda").await;
+                let table = x.create(json!({})).await.id.to_string();
+                let o = server.client("Nobody").await;
+                (x, o, table)
+            }
+            _ => pair(&server, json!({})).await,
+        };
+        if case == "finished" {
+            x.ok(json!({"type":"forfeit","table_id":table})).await;
+        }
+        // The player's second tab, at the table too.
+        let (mut tab, _) = server.resume(&x.token.clone()).await;
+        tab.ok(json!({"type":"sync","table_id":table})).await;
+        x.ok(json!({"type":"leave_table","table_id":table})).await;
+        let me = x.player_id.clone();
+        // The other tab gets the table's state without the player (it
+        // waits for one, and fails if none comes).
+        tab.table_until(|t| {
+            [&t.players.x, &t.players.o]
+                .into_iter()
+                .flatten()
+                .all(|p| p.id.as_str() != me)
+        })
+        .await;
+        // And the opponent's connection is told as before.
+        if case != "waiting" {
+            o.table_until(|t| t.players.x.is_none() || t.players.o.is_none())
+                .await;
+        }
+    }
+    server.stop().await;
+}

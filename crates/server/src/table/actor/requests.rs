@@ -181,9 +181,21 @@ impl Table {
                 ))
             };
         }
+        // Leaving gives up the seat for all of the player's connections:
+        // the others (another tab) are let go too, and told how the table
+        // is without them, or they would show a seat that is gone.
+        let others: Vec<Conn> = self
+            .members
+            .iter()
+            .filter(|m| m.account.id == conn.account.id && m.id() != conn.id())
+            .cloned()
+            .collect();
         let plan = self.plan(Cmd::Leave { player })?;
         let reply = self.execute(plan, OnFailure::Abort).await?;
         self.send_state(conn);
+        for other in &others {
+            self.send_state(other);
+        }
         Ok(reply)
     }
 }
