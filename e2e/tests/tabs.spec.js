@@ -1,11 +1,13 @@
 // One player, two tabs of one browser (one stored token): the player
-// leaves a table in one tab. The server tells the player's other
-// connections nothing (it lets them go with the seat), so the other tab
-// learns it from the first: it says that the player left the table in
-// another tab, with the way home, and no longer lists the table among the
-// player's games. Tried at a table waiting for an opponent, at a round in
-// play, at a finished round, and leaving for a new game against the
-// computer. Going home in one tab keeps the seat: the other tab plays on.
+// leaves a table in one tab. The server sends the player's other
+// connections at the table its state without the player, and the tab that
+// left tells the browser's other tabs too (tabs.js): the other tab says
+// that the player left the table in another tab or window, with the way
+// home, and no longer lists the table among the player's games. Tried at a
+// table waiting for an opponent, at a round in play, at a finished round,
+// leaving for a new game against the computer, and from another browser
+// with the same token (the server's state alone). Going home in one tab
+// keeps the seat: the other tab plays on.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, play, aliceAndBob, startBotGame } from '../support/game.js';
@@ -34,7 +36,7 @@ async function aliceAt(when, page, player) {
 /** Says in the other tab that the player left, and goes home from there. */
 async function toldLeft(other) {
   await expect(other.getByRole('heading', { level: 1 })).toHaveText('You left this table');
-  await expect(other.getByText('You left this table in another tab.')).toBeVisible();
+  await expect(other.getByText('You left this table in another tab or window.')).toBeVisible();
   await expect(other.locator('.board')).toHaveCount(0);
   await other.getByRole('link', { name: 'Go to the home page' }).click();
   await expect(other).toHaveURL(/\/$/);
@@ -88,4 +90,24 @@ test('a player who goes home in one tab keeps the seat, and plays on in the othe
   await play(other, 'b2', 'X');
   await expect(status(bob)).toHaveText('Your turn (O)');
   await expect(other.getByRole('heading', { level: 1 })).toHaveText('Game');
+});
+
+test('a player who leaves in another browser is told so too (by the server)', async ({ page, context, browser, baseURL, player }) => {
+  const { link, line, bob } = await aliceAt('in play', page, player);
+  // The same player (the same stored token) in a browser of its own: no
+  // BroadcastChannel reaches it, only the server's state.
+  const elsewhere = await browser.newContext({ baseURL, storageState: await context.storageState() });
+  try {
+    const other = await elsewhere.newPage();
+    await other.goto(link);
+    await expect(status(other)).toHaveText(line);
+
+    await page.locator('#leave').click();
+    await page.getByRole('button', { name: 'Leave and forfeit?' }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await toldLeft(other);
+    await expect(status(bob)).toHaveText(/^(You win — Alice left the table|Alice left the table)$/);
+  } finally {
+    await elsewhere.close();
+  }
 });

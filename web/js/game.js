@@ -156,12 +156,12 @@ export function mountGame(main, { tableId, watch }) {
   }
 
   /**
-   * The player left this table in another tab: nothing more comes here
-   * (the server let this connection go with the seat), and the page says
-   * so rather than show a seat that is no longer ours.
+   * The player left this table in another tab or window: nothing more
+   * comes here (the server let this connection go with the seat), and the
+   * page says so rather than show a seat that is no longer ours.
    */
   function showLeftElsewhere() {
-    showGone('You left this table', 'You left this table in another tab.');
+    showGone('You left this table', 'You left this table in another tab or window.');
   }
 
   /**
@@ -271,6 +271,12 @@ export function mountGame(main, { tableId, watch }) {
   /** @param {import('./protocol.js').ServerMsgTable} msg */
   function onTable({ table: t }) {
     if (t.id !== tableId || presence.gone) return;
+    // Seated a moment ago and not now, without leaving here: the player
+    // left from another tab or device (the server tells every connection).
+    if (presence.role === 'player' && table && mySeats(table).length && !mySeats(t).length) {
+      presence.leftElsewhere();
+      return;
+    }
     const left = departed(table, t);
     if (left) departure = left;
     else if (t.status !== 'waiting') departure = null;

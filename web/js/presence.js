@@ -14,8 +14,9 @@
 // through `onAttached` each time we have taken our place (to catch up on
 // what a page that was away missed, such as the chat), through `onMissing`
 // when the table does not exist, and through `onLeftElsewhere` when the
-// player left the table in another tab of this browser: the server tells
-// this connection nothing then, so the tab that left says so (tabs.js).
+// player left the table in another tab or window: the server then sends
+// this connection the table's state without the player (`leftElsewhere`),
+// and a tab of this browser that left also says so (tabs.js).
 //
 // A new game against the computer is created before this table is left:
 // if creating fails, nothing changed and we are still here. Only a player
@@ -57,14 +58,24 @@ export class Presence {
      * are leaving it for a new game): its states are no longer drawn.
      */
     this.gone = false;
-    // A spectator's place is this connection's alone: only a seat goes
-    // with leaving in another tab.
+    this.onLeft = onLeft;
     this.stopListening = onLeftElsewhere((id) => {
-      if (id !== this.tableId || this.gone || this.role === 'spectator') return;
-      this.gone = true;
-      this.role = null;
-      onLeft();
+      if (id === this.tableId) this.leftElsewhere();
     });
+  }
+
+  /**
+   * The player gave up their seat from another tab or device: the page is
+   * done with the table (a spectator's place is this connection's alone,
+   * so it stays). The server sends this connection the table's state
+   * without the player then; another tab of this browser also says so.
+   */
+  leftElsewhere() {
+    if (this.gone || this.role === 'spectator') return;
+    this.gone = true;
+    this.role = null;
+    forget(this.tableId);
+    this.onLeft();
   }
 
   /**

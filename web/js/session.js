@@ -73,5 +73,5 @@ export function forget(tableId) {
   if (myTables.delete(tableId)) changed();
 }
 
-// Left in another tab: no state comes here to say so (tabs.js).
+// Left in another tab: forgotten here too, whichever page is open (tabs.js).
 onLeftElsewhere(forget);

@@ -1,14 +1,14 @@
 // @ts-check
 // This browser's other tabs: what one tab does that the others must hear
-// of, because the server does not tell them.
+// of at once.
 //
-// Leaving a table gives up the player's seat for all of their connections,
-// and the server lets the player's other connections go without a word:
-// the table's last state goes to the connection that left, and nothing to
-// the others (they are no longer at the table). So the tab that left tells
-// this browser's other tabs (a BroadcastChannel: same origin, same
-// browser, never the tab itself), which hold the same token, and they stop
-// showing the table as the player's.
+// Leaving a table gives up the player's seat for all of their connections.
+// The server sends the table's last state to those at the table, but a tab
+// elsewhere (the home page's "Your games") hears nothing, and a tab that
+// is offline for a moment would miss it. So the tab that left tells this
+// browser's other tabs (a BroadcastChannel: same origin, same browser,
+// never the tab itself), which hold the same token, and they stop showing
+// the table as the player's.
 //
 // It knows nothing of pages or seats: it carries table ids.
 
