@@ -36,8 +36,10 @@ pub(crate) struct Account {
     /// The tables where this player holds a seat, with their status.
     tables: Mutex<Vec<(Arc<str>, LiveStatus)>>,
     /// The player's rate buckets, shared by all their connections, so
-    /// that more connections do not chat or start games faster.
-    buckets: Mutex<Buckets>,
+    /// that more connections do not chat or start games faster. Made on
+    /// first use: most players connected at any time are idle, and an
+    /// idle player's memory is mostly such small things.
+    buckets: Mutex<Option<Box<Buckets>>>,
 }
 
 /// The limits kept per player rather than per connection.
@@ -61,23 +63,33 @@ impl Account {
             token_hash,
             name: Mutex::new(name),
             tables: Mutex::new(Vec::new()),
-            buckets: Mutex::new(Buckets {
-                chat: Bucket::new(Instant::now()),
-                rounds: Bucket::new(Instant::now()),
-            }),
+            buckets: Mutex::new(None),
         }
     }
 
     /// Takes one chat message from the player's bucket; false if over
     /// `limit`.
     pub(crate) fn take_chat(&self, limit: RateLimit, now: Instant) -> bool {
-        lock(&self.buckets).chat.take(limit, now)
+        self.take(|b| &mut b.chat, limit, now)
     }
 
     /// Takes one new round (a table created, a rematch asked for) from the
     /// player's bucket; false if over `limit`.
     pub(crate) fn take_round(&self, limit: RateLimit, now: Instant) -> bool {
-        lock(&self.buckets).rounds.take(limit, now)
+        self.take(|b| &mut b.rounds, limit, now)
+    }
+
+    /// Takes one token from the bucket `which` picks; the buckets are made
+    /// full on first use.
+    fn take(&self, which: fn(&mut Buckets) -> &mut Bucket, limit: RateLimit, now: Instant) -> bool {
+        let mut buckets = lock(&self.buckets);
+        let buckets = buckets.get_or_insert_with(|| {
+            Box::new(Buckets {
+                chat: Bucket::new(now),
+                rounds: Bucket::new(now),
+            })
+        });
+        which(buckets).take(limit, now)
     }
 
     /// The display name.

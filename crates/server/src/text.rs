@@ -7,7 +7,7 @@
 //! Joiners (U+200C, U+200D) and variation selectors stay: emoji sequences
 //! and many scripts need them.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use oxo_protocol::limits::{MAX_CHAT_CHARS, MAX_NAME_CHARS};
 use unicode_normalization::UnicodeNormalization;
@@ -66,6 +66,13 @@ fn looks_like(name: &str) -> [String; 2] {
     [fold(&name.to_lowercase()), fold(&name)]
 }
 
+/// What the [`RESERVED`] names look like (see [`looks_like`]), worked out
+/// once.
+fn reserved_looks() -> &'static [[String; 2]] {
+    static LOOKS: OnceLock<Vec<[String; 2]>> = OnceLock::new();
+    LOOKS.get_or_init(|| RESERVED.iter().map(|r| looks_like(r)).collect())
+}
+
 /// Checks a display name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no
 /// control or hidden characters, something visible, and not a computer
 /// player's name, nor one that looks like it (see [`looks_like`]).
@@ -99,9 +106,9 @@ pub(crate) fn validate_name(name: &str) -> Result<Arc<str>, String> {
         return Err("The name shows nothing: use at least one letter, digit or symbol".into());
     }
     let looks = looks_like(name);
-    if RESERVED
+    if reserved_looks()
         .iter()
-        .any(|r| looks_like(r).iter().zip(&looks).any(|(a, b)| a == b))
+        .any(|r| r.iter().zip(&looks).any(|(a, b)| a == b))
     {
         return Err(format!(
             "\"{name}\" is the name of a computer player or a pass-and-play seat; pick another"
