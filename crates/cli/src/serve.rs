@@ -202,6 +202,11 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
             0
         },
         rate_limit,
+        read_limit: if args.rate_limit > 0.0 {
+            Config::default().read_limit
+        } else {
+            RateLimit::UNLIMITED
+        },
         chat_limit: if args.rate_limit > 0.0 {
             Config::default().chat_limit
         } else {

@@ -34,6 +34,7 @@ use crate::forwarded::client_address;
 use crate::metrics::Metrics;
 use crate::node::Node;
 use crate::relay::{self, Route};
+use crate::throttle::{ReadLimit, Throttled};
 
 /// The kernel send buffer of each connection, in bytes (Linux doubles it
 /// for its own bookkeeping).
@@ -54,6 +55,8 @@ pub(crate) struct Settings {
     pub(crate) drain: Duration,
     /// Proxies whose `X-Forwarded-For` is believed.
     pub(crate) trusted_proxies: Arc<[IpAddr]>,
+    /// The byte rate every connection's reads are held to.
+    pub(crate) read_limit: Arc<ReadLimit>,
     pub(crate) metrics: Arc<Metrics>,
     /// In a cluster, this node's view of it: a follower relays.
     pub(crate) node: Option<Arc<Node>>,
@@ -76,6 +79,7 @@ pub(crate) async fn serve(
         http_per_address,
         drain,
         trusted_proxies,
+        read_limit,
         metrics,
         node,
     } = settings;
@@ -124,6 +128,7 @@ pub(crate) async fn serve(
                 .service(app.clone()),
         );
         let shutdown = shutdown.clone();
+        let read_limit = Arc::clone(&read_limit);
         let metrics = Arc::clone(&metrics);
         let node = node.clone();
         connections.spawn(async move {
@@ -149,7 +154,7 @@ pub(crate) async fn serve(
                 http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(head_timeout)
-                    .serve_connection(TokioIo::new(tcp), service)
+                    .serve_connection(TokioIo::new(Throttled::new(tcp, read_limit)), service)
                     .with_upgrades()
             );
             let result = tokio::select! {

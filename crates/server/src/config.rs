@@ -70,6 +70,12 @@ pub struct Config {
     pub max_connections_per_address: u32,
     /// Messages per connection (every frame counts).
     pub rate_limit: RateLimit,
+    /// Bytes a connection may send, per second and in a burst: every
+    /// byte, whole messages or not. Past it the server reads the socket no
+    /// faster (the client's sends back up), so that frames that never make
+    /// a message (empty continuation frames) cannot spend its CPU without
+    /// end; honest traffic stays far below it.
+    pub read_limit: RateLimit,
     /// Chat messages per player (all their connections together), on top
     /// of `rate_limit`.
     pub chat_limit: RateLimit,
@@ -191,6 +197,7 @@ impl Default for Config {
             max_connections_per_address: 1_000,
             allowed_origins: Vec::new(),
             rate_limit: RateLimit::new(50.0, 100),
+            read_limit: RateLimit::new(256.0 * 1024.0, 1024 * 1024),
             chat_limit: RateLimit::new(0.5, 5),
             rounds_limit: RateLimit::new(0.5, 20),
             new_players: RateLimit::new(0.5, 30),

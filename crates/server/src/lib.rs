@@ -75,6 +75,7 @@ mod state;
 mod store;
 mod table;
 mod text;
+mod throttle;
 mod transport;
 
 use std::future::Future;
@@ -158,6 +159,10 @@ pub async fn run(
         }),
         drain: config.shutdown_timeout,
         trusted_proxies: Arc::from(config.trusted_proxies.as_slice()),
+        read_limit: Arc::new(throttle::ReadLimit::new(
+            config.read_limit,
+            Arc::clone(&state.shared.metrics),
+        )),
         metrics: Arc::clone(&state.shared.metrics),
         // With a bus, every node serves its own clients; without one,
         // followers relay them to the leader.

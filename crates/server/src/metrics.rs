@@ -100,6 +100,9 @@ pub(crate) struct Metrics {
     pub(crate) taken_over: AtomicU64,
     /// 1 while this node leads its cluster.
     pub(crate) leader: AtomicU64,
+    /// Times a connection's reads were held back for going past its byte
+    /// rate (`Config::read_limit`).
+    pub(crate) reads_held: AtomicU64,
     /// Connections a follower relayed to the leader.
     pub(crate) relayed: AtomicU64,
     /// Connections a follower answered 503 (no leader known, or it could
@@ -203,6 +206,12 @@ impl Metrics {
             "oxo_http_expired_total",
             "Plain HTTP connections dropped at the end of their lifetime, a response stuck.",
             &self.http_expired,
+        );
+        counter(
+            &mut out,
+            "oxo_reads_held_total",
+            "Times a connection's reads were held back for going past its byte rate.",
+            &self.reads_held,
         );
         counter(
             &mut out,
