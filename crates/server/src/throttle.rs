@@ -28,24 +28,35 @@ use crate::metrics::Metrics;
 /// they were held back are counted.
 #[derive(Debug)]
 pub(crate) struct ReadLimit {
-    /// How long one byte takes to pay for; `None`: no limit.
-    per_byte: Option<Duration>,
-    /// How far ahead of the present the bytes read may be paid for before
-    /// reading waits: the burst.
-    ahead: Duration,
+    /// How many nanoseconds one byte takes to pay for; `None`: no limit.
+    per_byte: Option<u64>,
+    /// How far ahead of the present, in nanoseconds, the bytes read may be
+    /// paid for before reading waits: the burst.
+    ahead: u64,
+    /// What the connections' times count from (a connection keeps its
+    /// time in 8 bytes, not an `Instant`'s 16: an idle connection's memory
+    /// is mostly such small things).
+    start: Instant,
     metrics: Arc<Metrics>,
 }
 
 impl ReadLimit {
     /// `limit` in bytes per second and bytes of burst.
     pub(crate) fn new(limit: RateLimit, metrics: Arc<Metrics>) -> ReadLimit {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let per_byte = (limit.per_second.is_finite() && limit.per_second > 0.0)
-            .then(|| Duration::from_secs_f64(1.0 / limit.per_second));
+            .then(|| (1e9 / limit.per_second).ceil().min(u64::MAX as f64) as u64);
         ReadLimit {
             per_byte,
-            ahead: per_byte.map_or(Duration::ZERO, |b| b.saturating_mul(limit.burst)),
+            ahead: per_byte.map_or(0, |b| b.saturating_mul(u64::from(limit.burst))),
+            start: Instant::now(),
             metrics,
         }
+    }
+
+    /// Nanoseconds from the start to `at`.
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.start).as_nanos()).unwrap_or(u64::MAX)
     }
 }
 
@@ -54,8 +65,9 @@ impl ReadLimit {
 pub(crate) struct Throttled<S> {
     inner: S,
     limit: Arc<ReadLimit>,
-    /// When every byte read so far is paid for.
-    paid_at: Instant,
+    /// When every byte read so far is paid for, in nanoseconds from the
+    /// limit's start.
+    paid_at: u64,
     /// Set while reading waits for the bytes read to be paid for.
     wait: Option<Pin<Box<Sleep>>>,
 }
@@ -66,7 +78,7 @@ impl<S> Throttled<S> {
         Throttled {
             inner,
             limit,
-            paid_at: Instant::now(),
+            paid_at: 0,
             wait: None,
         }
     }
@@ -78,16 +90,21 @@ impl<S> Throttled<S> {
             return;
         };
         let now = Instant::now();
-        let cost = per_byte.saturating_mul(u32::try_from(n).unwrap_or(u32::MAX));
-        self.paid_at = self.paid_at.max(now) + cost;
-        if let Some(until) = self.paid_at.checked_sub(self.limit.ahead)
-            && until > now
-        {
+        let now_ns = self.limit.nanos(now);
+        let cost = per_byte.saturating_mul(u64::try_from(n).unwrap_or(u64::MAX));
+        self.paid_at = self.paid_at.max(now_ns).saturating_add(cost);
+        let until = self.paid_at.saturating_sub(self.limit.ahead);
+        if until > now_ns {
             self.limit.metrics.reads_held.fetch_add(1, Relaxed);
-            self.wait = Some(Box::pin(tokio::time::sleep_until(until)));
+            let wait = Duration::from_nanos(until - now_ns);
+            self.wait = Some(Box::pin(tokio::time::sleep_until(now + wait)));
         }
     }
 }
+
+// A connection's stream sits in hyper's upgraded connection for the
+// connection's life.
+const _: () = assert!(std::mem::size_of::<Throttled<()>>() <= 24);
 
 impl<S: AsyncRead + Unpin> AsyncRead for Throttled<S> {
     fn poll_read(
