@@ -19,6 +19,10 @@ use crate::ui::render_too_small;
 const INFO_WIDTH: u16 = 36;
 /// Rows kept for them under the board when they do not fit beside it.
 const INFO_HEIGHT: u16 = 5;
+/// What a waiting table's link is shown with.
+const LINK_LABEL: &str = "Link for a friend:";
+/// At most this many rows for a waiting table's link.
+const LINK_ROWS: u16 = 3;
 /// At most this many rows at the bottom for the message and the keys.
 const FOOTER_MAX: u16 = 4;
 
@@ -58,6 +62,11 @@ impl Widget for &Online {
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .render(layout.info, buf);
+        if let (Some(rect), Some(link)) = (layout.link, link(self)) {
+            Paragraph::new(format!("{LINK_LABEL} {link}"))
+                .wrap(Wrap { trim: false })
+                .render(rect, buf);
+        }
         Paragraph::new(footer(self).to_vec())
             .wrap(Wrap { trim: false })
             .render(layout.footer, buf);
@@ -71,6 +80,9 @@ struct TableLayout {
     board: Option<(Size, Rect)>,
     /// Players, status, spectators and chat.
     info: Rect,
+    /// The table's link, under the board, while it waits for an
+    /// opponent of mine (to give a friend).
+    link: Option<Rect>,
     /// The message and the keys.
     footer: Rect,
 }
@@ -78,8 +90,60 @@ struct TableLayout {
 impl TableLayout {
     /// The layout of `o`'s table screen in `area`: the largest board that
     /// fits beside the information (then under it), the message and keys
-    /// at the bottom, as many rows as they take wrapped.
+    /// at the bottom, as many rows as they take wrapped; and the link of a
+    /// table waiting for my opponent under the board.
     fn of(area: Rect, o: &Online) -> TableLayout {
+        let layout = TableLayout::without_link(area, o);
+        match link(o) {
+            Some(link) => layout.with_link(&link),
+            None => layout,
+        }
+    }
+
+    /// The layout with rows for the table's `link` (with its label) under
+    /// the board: the ones below it (the information beside the board then
+    /// ends there), or the information's first ones when it is under the
+    /// board. A row too narrow for the link takes it wrapped on at most
+    /// [`LINK_ROWS`].
+    fn with_link(mut self, link: &str) -> TableLayout {
+        let Some((_, board)) = self.board else {
+            return self;
+        };
+        let x = self.info.x.min(board.x);
+        let width = self.info.right().max(board.right()).saturating_sub(x);
+        let info_under = self.info.y >= board.bottom();
+        let bottom = if info_under {
+            self.info.bottom()
+        } else {
+            self.footer.y
+        };
+        let columns = usize::from(width.max(1));
+        let url = crate::text::width(link);
+        // On one row with its label, else the label's row and the rest.
+        let needed = if LINK_LABEL.len() + 1 + url <= columns {
+            1
+        } else {
+            1 + url.div_ceil(columns)
+        };
+        let rows = bottom
+            .saturating_sub(board.bottom())
+            .min(u16::try_from(needed).unwrap_or(u16::MAX))
+            .min(LINK_ROWS);
+        if rows == 0 {
+            return self;
+        }
+        if info_under {
+            self.info.y += rows;
+            self.info.height -= rows;
+        } else {
+            self.info.height = board.bottom().saturating_sub(self.info.y);
+        }
+        self.link = Some(Rect::new(x, board.bottom(), width, rows));
+        self
+    }
+
+    /// The layout without the link.
+    fn without_link(area: Rect, o: &Online) -> TableLayout {
         let rows = |text: &str| {
             let w = crate::text::width(text).max(1);
             u16::try_from(w.div_ceil(usize::from(area.width.max(1)))).unwrap_or(u16::MAX)
@@ -110,6 +174,7 @@ impl TableLayout {
                 return TableLayout {
                     board: Some((size, board)),
                     info,
+                    link: None,
                     footer,
                 };
             }
@@ -119,6 +184,7 @@ impl TableLayout {
                 return TableLayout {
                     board: Some((size, board)),
                     info,
+                    link: None,
                     footer,
                 };
             }
@@ -137,15 +203,26 @@ impl TableLayout {
             return TableLayout {
                 board: Some((Size::Small, board)),
                 info,
+                link: None,
                 footer,
             };
         }
         TableLayout {
             board: None,
             info: body,
+            link: None,
             footer,
         }
     }
+}
+
+/// The link of `o`'s table, shown while it waits for an opponent of mine.
+fn link(o: &Online) -> Option<String> {
+    let table = o.table.as_ref()?;
+    if table.status != TableStatus::Waiting || o.my_seat().is_none() {
+        return None;
+    }
+    Some(o.address.table_link(&table.id))
 }
 
 /// The cell of `o`'s table screen's board at column `x`, row `y` of the

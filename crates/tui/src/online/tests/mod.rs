@@ -644,3 +644,4 @@ fn a_move_while_disconnected_says_it_was_not_sent() {
 }
 
 mod chat;
+mod screen;

@@ -1,0 +1,56 @@
+//! What the table screen shows at every size the game accepts: a waiting
+//! table's link under the board, and whose turn it is (or the result)
+//! even at the smallest size.
+
+use oxo_protocol::TableStatus;
+
+use super::{draw, online, state, table_msg, welcome};
+
+/// Sizes from the smallest the game accepts to a large terminal.
+const SIZES: [(u16, u16); 7] = [
+    (32, 14),
+    (50, 16),
+    (64, 22),
+    (80, 24),
+    (100, 30),
+    (100, 40),
+    (160, 50),
+];
+
+/// The row of the screen's last board line (its bottom border).
+fn board_bottom(screen: &str) -> Option<usize> {
+    screen
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains('╰'))
+        .map(|(i, _)| i)
+        .last()
+}
+
+#[test]
+fn a_waiting_tables_link_shows_under_the_board() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    // A real id is 32 hex digits: the link must fit on one row.
+    let id = "0123456789abcdef0123456789abcdef";
+    let mut table = state(id, "me");
+    table.status = TableStatus::Waiting;
+    table.players.o = None;
+    table.game_id = None;
+    table.turn = None;
+    table_msg(&mut o, &table);
+    let link = format!("http://127.0.0.1:8080/t/{id}");
+    for (width, height) in SIZES.into_iter().filter(|&(w, _)| w >= 64) {
+        let (_, screen) = draw(&o, width, height);
+        let row = screen.lines().position(|l| l.contains(&link));
+        let bottom = board_bottom(&screen);
+        assert!(
+            row.zip(bottom).is_some_and(|(r, b)| r > b),
+            "{width}x{height}: the link under the board\n{screen}"
+        );
+    }
+    // Once the opponent came, the link goes.
+    table_msg(&mut o, &state(id, "me"));
+    let (_, screen) = draw(&o, 100, 30);
+    assert!(!screen.contains(&link), "{screen}");
+}
