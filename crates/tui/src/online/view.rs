@@ -23,6 +23,9 @@ const INFO_HEIGHT: u16 = 5;
 const LINK_LABEL: &str = "Link for a friend:";
 /// At most this many rows for a waiting table's link.
 const LINK_ROWS: u16 = 3;
+/// Rows kept for the information under the smallest board in a cramped
+/// terminal, where the blank line under the title gives way.
+const CRAMPED_INFO: u16 = 2;
 /// At most this many rows at the bottom for the message and the keys.
 const FOOTER_MAX: u16 = 4;
 
@@ -36,7 +39,7 @@ impl Widget for &Online {
             let mut lines = vec![title(self, area.width), Line::default()];
             lobby(self, &mut lines);
             lines.push(Line::default());
-            lines.extend(footer(self));
+            lines.extend(footer(self, area.width));
             Paragraph::new(lines)
                 .wrap(Wrap { trim: false })
                 .render(area, buf);
@@ -59,7 +62,7 @@ impl Widget for &Online {
         }
         let mut lines = Vec::new();
         game(self, table, &mut lines);
-        Paragraph::new(lines)
+        Paragraph::new(fit(lines, layout.info))
             .wrap(Wrap { trim: false })
             .render(layout.info, buf);
         if let (Some(rect), Some(link)) = (layout.link, link(self)) {
@@ -67,7 +70,7 @@ impl Widget for &Online {
                 .wrap(Wrap { trim: false })
                 .render(rect, buf);
         }
-        Paragraph::new(footer(self).to_vec())
+        Paragraph::new(footer(self, area.width).to_vec())
             .wrap(Wrap { trim: false })
             .render(layout.footer, buf);
     }
@@ -144,12 +147,8 @@ impl TableLayout {
 
     /// The layout without the link.
     fn without_link(area: Rect, o: &Online) -> TableLayout {
-        let rows = |text: &str| {
-            let w = crate::text::width(text).max(1);
-            u16::try_from(w.div_ceil(usize::from(area.width.max(1)))).unwrap_or(u16::MAX)
-        };
-        let footer_h = rows(&o.message)
-            .saturating_add(rows(&keys(o)))
+        let footer_h = rows(&o.message, area.width)
+            .saturating_add(rows(&keys(o, area.width), area.width))
             .min(FOOTER_MAX)
             .min(area.height.saturating_sub(1));
         let footer = Rect::new(
@@ -158,8 +157,12 @@ impl TableLayout {
             area.width,
             footer_h,
         );
-        // Below the title line and a blank line.
-        let top = area.y + 2.min(area.height);
+        // Below the title line and a blank line; not the blank line when
+        // the smallest board would leave too little room for the
+        // information under it.
+        let (_, small_h) = Size::Small.labelled();
+        let blank = footer_h + 2 + small_h + CRAMPED_INFO <= area.height;
+        let top = area.y + (1 + u16::from(blank)).min(area.height);
         let body = Rect::new(area.x, top, area.width, footer.y.saturating_sub(top));
         for size in Size::ALL {
             let (bw, bh) = size.labelled();
@@ -249,15 +252,21 @@ fn marks(text: &str) -> Board {
     board
 }
 
-/// The message and the keys of the screen.
-fn footer(o: &Online) -> [Line<'static>; 2] {
+/// The message and the keys of the screen, `width` columns wide.
+fn footer(o: &Online, width: u16) -> [Line<'static>; 2] {
     [
         Line::styled(
             o.message.clone(),
             Style::new().add_modifier(Modifier::ITALIC),
         ),
-        Line::styled(keys(o), Style::new().add_modifier(Modifier::DIM)),
+        Line::styled(keys(o, width), Style::new().add_modifier(Modifier::DIM)),
     ]
+}
+
+/// The rows `text` takes wrapped in `width` columns (one at least).
+fn rows(text: &str, width: u16) -> u16 {
+    let w = crate::text::width(text).max(1);
+    u16::try_from(w.div_ceil(usize::from(width.max(1)))).unwrap_or(u16::MAX)
 }
 
 fn title(o: &Online, width: u16) -> Line<'static> {
@@ -278,7 +287,22 @@ fn title(o: &Online, width: u16) -> Line<'static> {
     )
 }
 
-fn keys(o: &Online) -> String {
+/// The keys of the screen: at a table, the main ones only when all of
+/// them would take more than two rows of `width` columns.
+fn keys(o: &Online, width: u16) -> String {
+    let all = all_keys(o);
+    if o.table.is_none() || rows(&all, width) <= 2 {
+        return all;
+    }
+    match o.my_seat() {
+        Some(_) => "1-9 play · r rematch · f forfeit · Esc leave · q quit",
+        None => "Esc leave · q quit",
+    }
+    .to_owned()
+}
+
+/// Every key of the screen.
+fn all_keys(o: &Online) -> String {
     if o.typing.is_some() {
         return "Enter send · Esc cancel".to_owned();
     }
@@ -357,33 +381,55 @@ fn info(p: Option<&PlayerInfo>, elapsed: u64) -> String {
     }
 }
 
-fn game(o: &Online, t: &TableState, lines: &mut Vec<Line<'static>>) {
+/// The lines beside (or under) the board, each with how long it stays
+/// when they do not all fit: lower numbers stay longer.
+fn game(o: &Online, t: &TableState, lines: &mut Vec<(u8, Line<'static>)>) {
     let me = o.my_seat();
     let you = |p: Player| if me == Some(p) { " (you)" } else { "" };
     let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
     for p in Player::ALL {
-        lines.push(Line::from(format!(
+        let line = format!(
             "{p} {}{}  {}",
             info(t.players[p].as_ref(), elapsed),
             you(p),
             t.scores.wins(p)
-        )));
+        );
+        lines.push((1, Line::from(line)));
     }
-    lines.push(Line::from(format!(
-        "draws {} · round {}",
-        t.scores.draws, t.round
-    )));
-    lines.push(Line::from(status(o, t, me)));
-    lines.push(Line::default());
+    let draws = format!("draws {} · round {}", t.scores.draws, t.round);
+    lines.push((2, Line::from(draws)));
+    // Whose turn, the clock, the result: last to go.
+    lines.push((0, Line::from(status(o, t, me))));
+    lines.push((4, Line::default()));
     if t.spectators > 0 {
-        lines.push(Line::from(format!("{} watching", t.spectators)));
+        lines.push((3, Line::from(format!("{} watching", t.spectators))));
     }
-    for c in &o.chat {
-        lines.push(Line::from(format!("  {c}")));
+    // The oldest chat line goes first.
+    let older = |i: usize| u8::try_from(o.chat.len() - i).unwrap_or(u8::MAX);
+    for (i, c) in o.chat.iter().enumerate() {
+        lines.push((5_u8.saturating_add(older(i)), Line::from(format!("  {c}"))));
     }
     if let Some(typed) = &o.typing {
-        lines.push(Line::from(format!("say: {typed}▏")));
+        lines.push((0, Line::from(format!("say: {typed}▏"))));
     }
+}
+
+/// The `lines` that fit in `area` wrapped, in their order: while they
+/// take too many rows, the one that goes first (the highest number; the
+/// last of equals) is left out.
+fn fit(mut lines: Vec<(u8, Line<'static>)>, area: Rect) -> Vec<Line<'static>> {
+    let taken = |lines: &[(u8, Line<'static>)]| -> u32 {
+        lines
+            .iter()
+            .map(|(_, l)| u32::from(rows(&l.to_string(), area.width)))
+            .sum()
+    };
+    while taken(&lines) > u32::from(area.height) && lines.len() > 1 {
+        if let Some(worst) = (0..lines.len()).max_by_key(|&i| lines[i].0) {
+            lines.remove(worst);
+        }
+    }
+    lines.into_iter().map(|(_, l)| l).collect()
 }
 
 fn status(o: &Online, t: &TableState, me: Option<Player>) -> String {

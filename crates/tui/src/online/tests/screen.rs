@@ -2,6 +2,7 @@
 //! table's link under the board, and whose turn it is (or the result)
 //! even at the smallest size.
 
+use oxo_core::{Bitboard, Outcome, Player, Square, WinReason};
 use oxo_protocol::TableStatus;
 
 use super::{draw, online, state, table_msg, welcome};
@@ -53,4 +54,41 @@ fn a_waiting_tables_link_shows_under_the_board() {
     table_msg(&mut o, &state(id, "me"));
     let (_, screen) = draw(&o, 100, 30);
     assert!(!screen.contains(&link), "{screen}");
+}
+
+#[test]
+fn whose_turn_the_clock_and_the_result_show_at_every_size() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut table = state("t1", "me");
+    table.time_left_ms = Some(25_000);
+    table_msg(&mut o, &table);
+    for (width, height) in SIZES {
+        let (_, screen) = draw(&o, width, height);
+        assert!(
+            screen.contains("Your move (X)"),
+            "{width}x{height}\n{screen}"
+        );
+        assert!(screen.contains("s left"), "{width}x{height}\n{screen}");
+    }
+    table.status = TableStatus::RoundOver;
+    table.turn = None;
+    table.time_left_ms = None;
+    table.board = "XXXOO....".into();
+    table.move_number = 5;
+    table.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Line {
+            cells: Bitboard::EMPTY
+                .with(Square::A1)
+                .with(Square::B1)
+                .with(Square::C1),
+        },
+    });
+    table.scores.x = 1;
+    table_msg(&mut o, &table);
+    for (width, height) in SIZES {
+        let (_, screen) = draw(&o, width, height);
+        assert!(screen.contains("Me (X) wins"), "{width}x{height}\n{screen}");
+    }
 }
