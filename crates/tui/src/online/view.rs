@@ -36,13 +36,7 @@ impl Widget for &Online {
             return;
         }
         let Some(table) = &self.table else {
-            let mut lines = vec![title(self, area.width), Line::default()];
-            lobby(self, &mut lines);
-            lines.push(Line::default());
-            lines.extend(footer(self, area.width));
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .render(area, buf);
+            render_lobby(self, area, buf);
             return;
         };
         let layout = TableLayout::of(area, self);
@@ -325,15 +319,50 @@ fn all_keys(o: &Online) -> String {
     }
 }
 
-fn lobby(o: &Online, lines: &mut Vec<Line<'static>>) {
+/// The lobby screen: the title, the open tables (scrolled to keep the
+/// selection in sight), and the message and the keys at the bottom.
+fn render_lobby(o: &Online, area: Rect, buf: &mut Buffer) {
+    // The title, a blank line, the heading and one table stay above.
+    let footer_h = rows(&o.message, area.width)
+        .saturating_add(rows(&keys(o, area.width), area.width))
+        .min(area.height.saturating_sub(4));
+    let bottom = Rect::new(
+        area.x,
+        area.bottom().saturating_sub(footer_h),
+        area.width,
+        footer_h,
+    );
+    // A blank line between the list and the footer, if there is room.
+    let room = bottom.y.saturating_sub(area.y + 4).max(1);
+    let mut lines = vec![title(o, area.width), Line::default()];
+    lobby(o, usize::from(room), area.width, &mut lines);
+    Paragraph::new(lines).wrap(Wrap { trim: false }).render(
+        Rect::new(area.x, area.y, area.width, bottom.y - area.y),
+        buf,
+    );
+    Paragraph::new(footer(o, area.width).to_vec())
+        .wrap(Wrap { trim: false })
+        .render(bottom, buf);
+}
+
+/// The open tables, `room` of them at most (those around the selection),
+/// one row of `width` columns each.
+fn lobby(o: &Online, room: usize, width: u16, lines: &mut Vec<Line<'static>>) {
+    let first = (o.selected + 1).saturating_sub(room);
+    let shown = o.lobby.len().min(first + room);
+    let heading = if o.lobby.len() > room {
+        format!("Open tables ({}-{shown} of {})", first + 1, o.lobby.len())
+    } else {
+        "Open tables".to_owned()
+    };
     lines.push(Line::styled(
-        "Open tables",
+        heading,
         Style::new().add_modifier(Modifier::BOLD),
     ));
     if o.lobby.is_empty() {
         lines.push(Line::from("  none yet: c creates one, 1-4 plays a bot"));
     }
-    for (i, t) in o.lobby.iter().enumerate() {
+    for (i, t) in o.lobby.iter().enumerate().skip(first).take(room) {
         let name = |p: Player| t.players[p].clone().unwrap_or_else(|| "(free)".to_owned());
         let status = match t.status {
             TableStatus::Waiting => "waiting",
@@ -346,13 +375,14 @@ fn lobby(o: &Online, lines: &mut Vec<Line<'static>>) {
             .move_time_ms
             .map_or_else(String::new, |ms| format!(", {} s a move", ms / 1000));
         let marker = if i == o.selected { "▸ " } else { "  " };
-        lines.push(Line::from(format!(
+        let row = format!(
             "{marker}{} vs {}  {status}  ({}{clock}, {} watching)",
             truncate(&name(Player::X), 20),
             truncate(&name(Player::O), 20),
             t.options.starter.describe(),
             t.spectators
-        )));
+        );
+        lines.push(Line::from(truncate(&row, usize::from(width))));
     }
 }
 

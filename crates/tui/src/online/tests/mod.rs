@@ -644,4 +644,5 @@ fn a_move_while_disconnected_says_it_was_not_sent() {
 }
 
 mod chat;
+mod lobby;
 mod screen;

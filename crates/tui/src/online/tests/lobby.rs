@@ -1,0 +1,38 @@
+//! The lobby screen: its list scrolls to keep the selection in sight,
+//! and its message and keys always show.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use oxo_protocol::ServerMsg;
+
+use super::{News, draw, lobby_entry, online};
+
+#[test]
+fn the_list_scrolls_to_keep_the_selection_and_the_footer_in_sight() {
+    let (mut o, _rx) = online();
+    let tables = (0..19).map(|i| lobby_entry(&format!("t{i}"))).collect();
+    o.news(News::Message(Box::new(ServerMsg::Lobby { tables })));
+    o.message = "Connected".to_owned();
+    for down in 0..19 {
+        let (_, screen) = draw(&o, 100, 20);
+        let lines: Vec<&str> = screen.lines().collect();
+        assert!(
+            screen.contains('▸'),
+            "after {down} Down: the selection in sight\n{screen}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("q quit")),
+            "after {down} Down: the keys\n{screen}"
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with("Connected")),
+            "after {down} Down: the message\n{screen}"
+        );
+        o.key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+    }
+    // Back up to the first table: it shows again.
+    for _ in 0..19 {
+        o.key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE));
+    }
+    let (_, screen) = draw(&o, 100, 20);
+    assert!(screen.contains("▸ Ann"), "{screen}");
+}
