@@ -33,6 +33,7 @@ const CHAT_LINES: usize = 4;
 const LEFT_KEPT: usize = 8;
 
 mod confirm;
+mod seats;
 use confirm::Armed;
 
 /// The online screen.
@@ -144,7 +145,7 @@ impl Online {
     }
 
     /// My seat at `table`, if I hold one.
-    fn seat_at(&self, table: &TableState) -> Option<Player> {
+    pub(super) fn seat_at(&self, table: &TableState) -> Option<Player> {
         let me = self.me.as_ref()?;
         Player::ALL
             .into_iter()
@@ -246,23 +247,8 @@ impl Online {
         }
         self.armed = None;
         self.message = old
-            .and_then(|old| self.arrival(old, new))
+            .and_then(|old| self.arrival(old, new).or_else(|| self.departure(old, new)))
             .unwrap_or_default();
-    }
-
-    /// What to say when `new` starts the round of a table that waited in
-    /// `old` for a second player: who took the free seat (me, or the
-    /// other player), if I am seated.
-    fn arrival(&self, old: &TableState, new: &TableState) -> Option<String> {
-        if old.status != TableStatus::Waiting || new.status != TableStatus::InProgress {
-            return None;
-        }
-        let mine = self.seat_at(new)?;
-        if self.seat_at(old).is_none() {
-            return Some("You joined: the round starts".to_owned());
-        }
-        let other = new.players[!mine].as_ref()?;
-        Some(format!("{} joined: the round starts", other.name))
     }
 
     /// Handles a key.

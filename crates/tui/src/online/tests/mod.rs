@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use oxo_client::Address;
-use oxo_core::{BotLevel, ByPlayer, Player, Scores, Square, Starter};
+use oxo_core::{BotLevel, ByPlayer, Outcome, Player, Scores, Square, Starter, WinReason};
 use oxo_protocol::{
     ClientMsg, LobbyTable, PlayerId, PlayerInfo, ServerMsg, TableId, TableOptions, TableState,
     TableStatus,
@@ -243,6 +243,37 @@ fn an_opponent_taking_the_free_seat_is_said() {
         table: state("t1", "me"),
     })));
     assert_eq!(o.message, "Bob joined: the round starts");
+}
+
+#[test]
+fn an_opponent_leaving_is_said_with_what_it_means_for_the_round() {
+    // Mid-round: leaving forfeits, so I win.
+    let (mut o, _rx) = seated("X...O....", &[Square::A1, Square::B2]);
+    let mut left = o.table.clone().expect("a table");
+    left.status = TableStatus::Waiting;
+    left.players.o = None;
+    left.turn = None;
+    left.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Forfeit,
+    });
+    left.scores.x = 1;
+    table_msg(&mut o, &left);
+    assert_eq!(o.message, "Bob left the table: you win");
+    let (_, screen) = draw(&o, 64, 22);
+    assert!(screen.contains("Bob left the table: you win"), "{screen}");
+
+    // After a finished round, nothing is won.
+    let (mut o, _rx) = seated("XXXOO....", &[]);
+    let mut over = o.table.clone().expect("a table");
+    over.status = TableStatus::RoundOver;
+    over.turn = None;
+    table_msg(&mut o, &over);
+    let mut left = over;
+    left.status = TableStatus::Waiting;
+    left.players.o = None;
+    table_msg(&mut o, &left);
+    assert_eq!(o.message, "Bob left the table");
 }
 
 #[test]
