@@ -333,7 +333,10 @@ impl Online {
             }
             KeyCode::Char('s') => self.starter = step(&Starter::ALL, self.starter, true),
             KeyCode::Char('t') => self.clock = (self.clock + 1) % CLOCKS.len(),
-            KeyCode::Char('q') | KeyCode::Esc => self.running = false,
+            KeyCode::Char('q') => self.running = false,
+            // Esc goes back everywhere else; the lobby is the first
+            // screen, so it does not quit unasked.
+            KeyCode::Esc => self.message = "The lobby is the first screen: q quits".to_owned(),
             _ => {}
         }
     }

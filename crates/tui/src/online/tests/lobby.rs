@@ -36,3 +36,13 @@ fn the_list_scrolls_to_keep_the_selection_and_the_footer_in_sight() {
     let (_, screen) = draw(&o, 100, 20);
     assert!(screen.contains("▸ Ann"), "{screen}");
 }
+
+#[test]
+fn esc_in_the_lobby_does_not_quit_and_says_what_does() {
+    let (mut o, _rx) = online();
+    o.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    assert!(o.running, "Esc is back, and the lobby is the first screen");
+    assert!(o.message.contains("q quits"), "{}", o.message);
+    o.key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+    assert!(!o.running);
+}
