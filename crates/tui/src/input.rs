@@ -264,6 +264,26 @@ mod tests {
     }
 
     #[test]
+    fn a_quit_taken_back_takes_its_prompt_away() {
+        let mut app = two_people();
+        press(&mut app, "5q");
+        assert!(app.message().is_some_and(|m| m.text.contains("q again")));
+        press(&mut app, "x");
+        assert!(
+            !app.message().is_some_and(|m| m.text.contains("q again")),
+            "{:?}",
+            app.message()
+        );
+        press(&mut app, "q");
+        assert!(
+            app.is_running(),
+            "the prompt showing again means one more q"
+        );
+        press(&mut app, "q");
+        assert!(!app.is_running());
+    }
+
+    #[test]
     fn help_swallows_one_key() {
         let mut app = two_people();
         press(&mut app, "?");

@@ -202,9 +202,12 @@ impl App {
         }
     }
 
-    /// Any key but `q` takes back a first `q`.
+    /// Any key but `q` takes back a first `q`, and its prompt with it
+    /// (what the key does may say something else).
     pub(crate) fn disarm_quit(&mut self) {
-        self.quit_armed = false;
+        if std::mem::take(&mut self.quit_armed) {
+            self.message = None;
+        }
     }
 
     /// Starts the next round once the game is over.
