@@ -121,6 +121,11 @@ impl Plan {
     pub(super) fn play(&mut self, m: super::MoveReq<'_>, now: Instant) -> Result<(), ClientError> {
         let s = &self.next;
         let held = s.require_seat(m.player.as_str())?;
+        // A table waiting for its second player says so first, whatever
+        // round the move names (docs/protocol.md's order of checks).
+        if matches!(s.phase, Phase::Waiting { .. }) {
+            s.require_playing()?;
+        }
         if let Some(meant) = m.game {
             if s.phase.round().is_none_or(|r| r.key.id != *meant) {
                 return Err(ClientError::new(

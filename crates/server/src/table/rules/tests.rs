@@ -362,6 +362,16 @@ fn a_move_meant_for_an_earlier_round_is_refused() {
 }
 
 #[test]
+fn a_move_at_a_waiting_table_is_not_started_whatever_game_it_names() {
+    let mut b = Bench::new(TableOptions::default());
+    b.ok(Cmd::Create { creator: &alice() });
+    let a = alice();
+    let mut m = mv(&a, Square::A1, None);
+    m.game = Some("x");
+    b.refused(Cmd::Move(m), ErrorCode::NotStarted);
+}
+
+#[test]
 fn a_late_retry_from_another_connection_counts_only_if_it_names_its_round() {
     let mut b = Bench::playing();
     b.ok(Cmd::Move(mv(&alice(), Square::A1, Some(1))));
