@@ -27,6 +27,7 @@ use tokio::sync::mpsc;
 use crate::signals::{self, Watch};
 use state::Online;
 
+mod help;
 mod net;
 mod state;
 #[cfg(test)]

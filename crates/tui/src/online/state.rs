@@ -70,6 +70,8 @@ pub(crate) struct Online {
     left: Vec<TableId>,
     /// The terminal's size, as last told (`None` until then).
     size: Option<(u16, u16)>,
+    /// The help window (`?`) is open: the next key closes it.
+    pub(crate) help: bool,
     /// Ctrl-Z was pressed: the loop suspends the game.
     suspend: bool,
     /// Why the game ended without the player quitting.
@@ -101,6 +103,7 @@ impl Online {
             armed: None,
             left: Vec::new(),
             size: None,
+            help: false,
             suspend: false,
             failed: None,
             theme: Theme::from_env(),
@@ -275,6 +278,9 @@ impl Online {
             }
             return;
         }
+        if std::mem::take(&mut self.help) {
+            return;
+        }
         if let Some(line) = &mut self.typing {
             match key.code {
                 KeyCode::Enter => {
@@ -294,6 +300,11 @@ impl Online {
                 }
                 _ => {}
             }
+            return;
+        }
+        if key.code == KeyCode::Char('?') {
+            self.armed = None;
+            self.help = true;
             return;
         }
         match self.table {

@@ -9,6 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use super::help::render_help;
 use super::state::{Online, has_free_seat};
 use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 use crate::text::truncate;
@@ -37,6 +38,7 @@ impl Widget for &Online {
         }
         let Some(table) = &self.table else {
             render_lobby(self, area, buf);
+            render_help(self, area, buf);
             return;
         };
         let layout = TableLayout::of(area, self);
@@ -67,6 +69,7 @@ impl Widget for &Online {
         Paragraph::new(footer(self, area.width).to_vec())
             .wrap(Wrap { trim: false })
             .render(layout.footer, buf);
+        render_help(self, area, buf);
     }
 }
 
@@ -303,18 +306,18 @@ fn all_keys(o: &Online) -> String {
     match &o.table {
         None => format!(
             "↑↓ select · Enter join · w watch · c new public table · p new private · \
-             1-4 vs bot (random, easy, medium, impossible) · s starts: {} · t {} · q quit",
+             1-4 vs bot (random, easy, medium, impossible) · s starts: {} · t {} · ? keys · q quit",
             o.starter.describe(),
             o.clock_text()
         ),
         Some(t) if o.my_seat().is_none() => if has_free_seat(t) {
-            "watching · Enter or 1-9 take the free seat · m chat · Esc leave · q quit"
+            "watching · Enter or 1-9 take the free seat · m chat · Esc leave · ? keys · q quit"
         } else {
-            "watching · m chat · Esc leave · q quit"
+            "watching · m chat · Esc leave · ? keys · q quit"
         }
         .to_owned(),
         Some(_) => "arrows/hjkl + Enter or 1-9 play · r rematch · f forfeit · m chat · \
-                    Esc leave · q quit"
+                    Esc leave · ? keys · q quit"
             .to_owned(),
     }
 }

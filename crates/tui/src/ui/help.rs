@@ -62,6 +62,19 @@ pub(super) fn render_help(screen: Screen, theme: Theme, area: Rect, buf: &mut Bu
         Screen::Game if area.width >= 64 => (&FULL, 15),
         Screen::Game => (&COMPACT, 10),
     };
+    render_keys(rows, key_w, theme, area, buf);
+}
+
+/// The help window over `area`: `rows` of keys (in a column `key_w`
+/// wide) and what they do, as many as fit, then how to close it. The
+/// online screens show theirs with it too.
+pub(crate) fn render_keys(
+    rows: &[(&str, &str)],
+    key_w: usize,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     // Room inside the window, less the closing line.
     let room = usize::from(area.height.saturating_sub(3));
     let mut lines: Vec<Line> = rows

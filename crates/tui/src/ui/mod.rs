@@ -21,6 +21,7 @@ use crate::theme::Theme;
 use footer::render_footer;
 use game::render_game;
 use help::render_help;
+pub(crate) use help::render_keys;
 use setup::render_setup;
 
 pub(crate) mod board;

@@ -675,5 +675,6 @@ fn a_move_while_disconnected_says_it_was_not_sent() {
 }
 
 mod chat;
+mod help;
 mod lobby;
 mod screen;
