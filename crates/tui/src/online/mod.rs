@@ -30,6 +30,7 @@ use state::Online;
 mod help;
 mod net;
 mod state;
+mod status;
 #[cfg(test)]
 mod tests;
 mod tokens;

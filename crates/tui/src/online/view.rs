@@ -1,7 +1,7 @@
 //! Drawing the online screen: the lobby, or the table with its board,
 //! players, clocks, scores and chat.
 
-use oxo_core::{Bitboard, Board, Outcome, Player, Square};
+use oxo_core::{Bitboard, Board, Player, Square};
 use oxo_protocol::{PlayerInfo, TableState, TableStatus};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
@@ -11,6 +11,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::help::render_help;
 use super::state::{Online, has_free_seat};
+use super::status::status;
 use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 use crate::text::truncate;
 use crate::ui::board::{CellView, Size, cell_rect, render_board};
@@ -463,37 +464,4 @@ fn fit(mut lines: Vec<(u8, Line<'static>)>, area: Rect) -> Vec<Line<'static>> {
         }
     }
     lines.into_iter().map(|(_, l)| l).collect()
-}
-
-fn status(o: &Online, t: &TableState, me: Option<Player>) -> String {
-    let name = |p: Player| {
-        t.players[p]
-            .as_ref()
-            .map_or("?", |i| i.name.as_str())
-            .to_owned()
-    };
-    match (t.status, t.outcome) {
-        (TableStatus::Waiting, _) => "Waiting for an opponent to join…".to_owned(),
-        (TableStatus::Closed, _) => "The table is closed".to_owned(),
-        (_, Some(Outcome::Draw)) => "Draw! r asks for a rematch".to_owned(),
-        (_, Some(Outcome::Win { winner, reason })) => format!(
-            "{} ({winner}) wins ({}) · r asks for a rematch",
-            name(winner),
-            reason.as_str()
-        ),
-        (_, None) => {
-            let Some(turn) = t.turn else {
-                return String::new();
-            };
-            let left = t.time_left_ms.map_or_else(String::new, |ms| {
-                let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
-                format!(" · {} s left", ms.saturating_sub(elapsed).div_ceil(1000))
-            });
-            if me == Some(turn) {
-                format!("Your move ({turn}){left}")
-            } else {
-                format!("{} ({turn}) to move{left}", name(turn))
-            }
-        }
-    }
 }

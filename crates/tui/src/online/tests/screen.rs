@@ -92,3 +92,40 @@ fn whose_turn_the_clock_and_the_result_show_at_every_size() {
         assert!(screen.contains("Me (X) wins"), "{width}x{height}\n{screen}");
     }
 }
+
+#[test]
+fn a_watcher_of_a_finished_round_is_not_offered_a_rematch() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    // Ann and Bob play; I (`me`) only watch.
+    let mut table = state("t1", "ann");
+    table.spectators = 1;
+    table.status = TableStatus::RoundOver;
+    table.turn = None;
+    table.board = "XXXOO....".into();
+    table.move_number = 5;
+    table.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Line {
+            cells: Bitboard::EMPTY
+                .with(Square::A1)
+                .with(Square::B1)
+                .with(Square::C1),
+        },
+    });
+    for outcome in [Some(Outcome::Draw), table.outcome] {
+        table.outcome = outcome;
+        table_msg(&mut o, &table);
+        for (width, height) in SIZES {
+            let (_, screen) = draw(&o, width, height);
+            assert!(
+                screen.contains("wins") || screen.contains("Draw"),
+                "{width}x{height}: the result\n{screen}"
+            );
+            assert!(
+                !screen.contains("rematch"),
+                "{width}x{height}: no rematch offered\n{screen}"
+            );
+        }
+    }
+}
