@@ -29,6 +29,23 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
     cut
 }
 
+/// `text` broken into rows of at most `max` columns, between words (a
+/// word wider than a row is cut, with `…`).
+pub(crate) fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let word = truncate(word, max);
+        match rows.last_mut() {
+            Some(row) if row.width() + 1 + word.width() <= max => {
+                row.push(' ');
+                row.push_str(&word);
+            }
+            _ => rows.push(word),
+        }
+    }
+    rows
+}
+
 /// `text` with every control character written as an escape (`\u{1b}`,
 /// `\t`, ...), so that echoing what someone typed cannot drive the terminal
 /// (change its title, move the cursor, ...).

@@ -10,9 +10,9 @@
 use oxo_core::Player;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, Widget};
 
 use crate::app::{App, MIN_HEIGHT, MIN_WIDTH, Overlay, Screen};
 use crate::text::{self, truncate};
@@ -78,21 +78,40 @@ impl Widget for &App {
 }
 
 /// Says that the terminal is too small (below [`MIN_WIDTH`]×[`MIN_HEIGHT`]),
-/// how big it must be, and that `q` quits: offline and online alike.
+/// that `q` quits, and how big it must be: offline and online alike. Each
+/// line is wrapped between words; when they do not all fit, the sizes go
+/// first, then the heading, and at the last a short "q quits" stays.
 pub(crate) fn render_too_small(area: Rect, buf: &mut Buffer, theme: Theme) {
-    let text = vec![
-        Line::styled("Terminal too small", theme.warn()),
-        Line::from(format!(
-            "need {MIN_WIDTH}×{MIN_HEIGHT}, have {}×{}",
-            area.width, area.height
-        )),
-        Line::styled("enlarge it, or press q", theme.dim()),
+    let sizes = format!(
+        "need {MIN_WIDTH}×{MIN_HEIGHT}, have {}×{}",
+        area.width, area.height
+    );
+    // In reading order, each with its rank: lower ranks stay longer.
+    let parts = [
+        (1, "Terminal too small", theme.warn()),
+        (0, "enlarge it, or press q", theme.dim()),
+        (2, sizes.as_str(), Style::new()),
     ];
-    let height = (text.len() as u16).min(area.height);
+    let width = usize::from(area.width);
+    let fitting = (0..parts.len()).rev().find_map(|dropped| {
+        let rows: Vec<Line> = parts
+            .iter()
+            .filter(|(rank, _, _)| *rank <= dropped)
+            .flat_map(|&(_, text, style)| {
+                text::wrap(text, width)
+                    .into_iter()
+                    .map(move |row| Line::styled(row, style))
+            })
+            .collect();
+        (rows.len() <= usize::from(area.height)).then_some(rows)
+    });
+    let rows = fitting.unwrap_or_else(|| vec![Line::styled("q quits", theme.dim())]);
+    let height = u16::try_from(rows.len())
+        .unwrap_or(u16::MAX)
+        .min(area.height);
     let y = area.y + area.height.saturating_sub(height) / 2;
-    Paragraph::new(text)
+    Paragraph::new(rows)
         .alignment(Alignment::Center)
-        .wrap(Wrap { trim: true })
         .render(Rect::new(area.x, y, area.width, height), buf);
 }
 

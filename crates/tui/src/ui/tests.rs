@@ -158,6 +158,46 @@ fn too_small_terminal() {
     }
 }
 
+/// The words on the screen, in reading order, one space between each.
+fn words(terminal: &Terminal<TestBackend>) -> String {
+    let buffer = terminal.backend().buffer();
+    let area = buffer.area;
+    let mut text = String::new();
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            text.push_str(buffer[(x, y)].symbol());
+        }
+        text.push(' ');
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_terminal_too_small_always_says_how_to_go_on() {
+    let app = game(&[B2]);
+    // All of it where it fits wrapped, the instruction whole.
+    for (w, h) in [(20, 8), (30, 10), (12, 10), (31, 5)] {
+        let screen = words(&draw(&app, w, h));
+        for part in [
+            "Terminal too small",
+            "enlarge it, or press q",
+            &format!("need {MIN_WIDTH}×{MIN_HEIGHT}, have {w}×{h}"),
+        ] {
+            assert!(screen.contains(part), "{w}×{h}: {part}\n{screen}");
+        }
+    }
+    // At any size, what to do shows, whole.
+    for w in 8..MIN_WIDTH {
+        for h in 1..MIN_HEIGHT {
+            let screen = words(&draw(&app, w, h));
+            assert!(
+                screen.contains("enlarge it, or press q") || screen == "q quits",
+                "{w}×{h}: {screen}"
+            );
+        }
+    }
+}
+
 #[test]
 fn help_overlay() {
     let mut app = game(&[B2]);
