@@ -129,7 +129,7 @@ impl Link {
             .max_frame_size(Some(1 << 20));
         let (ws, _) = tokio_tungstenite::client_async_with_config(url, tcp, Some(config))
             .await
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| failed(handshake_failure(&e)))?;
         Ok(Link { ws, next_id: 1 })
     }
 
@@ -283,4 +283,21 @@ impl Link {
     pub async fn close_frame(&mut self) {
         let _ = tokio::time::timeout(Duration::from_millis(500), self.ws.close(None)).await;
     }
+}
+
+/// Why the WebSocket handshake failed, for people: a reply that is not a
+/// WebSocket upgrade (any other HTTP status, an old HTTP version, not
+/// HTTP at all) comes from something that answers but is not an oxo
+/// server, and what to check is said rather than the protocol's details.
+fn handshake_failure(e: &tokio_tungstenite::tungstenite::Error) -> String {
+    use tokio_tungstenite::tungstenite::Error as Ws;
+    let status = match e {
+        Ws::Http(reply) => format!(" (it answered {})", reply.status()),
+        Ws::HttpFormat(_) | Ws::Protocol(_) => String::new(),
+        _ => return e.to_string(),
+    };
+    format!(
+        "something answers there{status}, but not as an oxo server: it has no WebSocket \
+         at /ws; check that the URL is the address and port of `oxo serve`"
+    )
 }

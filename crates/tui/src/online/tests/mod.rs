@@ -677,4 +677,5 @@ fn a_move_while_disconnected_says_it_was_not_sent() {
 mod chat;
 mod help;
 mod lobby;
+mod not_oxo;
 mod screen;
