@@ -32,40 +32,39 @@ async fn flood_for(raw: &mut RawWs, window: Duration) -> usize {
     sent
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_flood_of_empty_continuation_frames_is_read_no_faster_than_the_byte_rate() {
-    let limited = |read_limit| Config {
+/// A server with `read_limit`, flooded for four seconds after `hello` and
+/// the start of a message: the bytes the flood got out, and how often the
+/// server held its reads back.
+async fn flooded(read_limit: RateLimit) -> (usize, u64) {
+    let server = Server::with(Config {
         read_limit,
         ..config()
-    };
+    })
+    .await;
+    let mut raw = RawWs::connect(&server).await;
+    raw.frame(true, 0x1, br#"{"type":"hello","version":1}"#)
+        .await;
+    raw.frame(false, 0x1, br#"{"type":"ping","id":1"#).await;
+    let sent = flood_for(&mut raw, Duration::from_secs(4)).await;
+    let held = server.metric("oxo_reads_held_total").await.unwrap_or(0);
+    server.stop().await;
+    (sent, held)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_empty_continuation_frames_is_read_no_faster_than_the_byte_rate() {
     // 64 KiB a second with bursts of 64 KiB: in 4 s the server reads
     // about 320 KiB, the kernel's buffers hold a few megabytes, and the
     // rest waits in the client.
-    let server = Server::with(limited(RateLimit::new(64.0 * 1024.0, 64 * 1024))).await;
-    let mut raw = RawWs::connect(&server).await;
-    raw.frame(true, 0x1, br#"{"type":"hello","version":1}"#)
-        .await;
-    raw.frame(false, 0x1, br#"{"type":"ping","id":1"#).await;
-    let held = flood_for(&mut raw, Duration::from_secs(4)).await;
-    assert!(
-        server.metric("oxo_reads_held_total").await.unwrap_or(0) > 0,
-        "the flood's reads were held back"
-    );
-    server.stop().await;
-
+    let (held, times) = flooded(RateLimit::new(64.0 * 1024.0, 64 * 1024)).await;
+    assert!(times > 0, "the flood's reads were held back");
     // Without the limit the same flood goes far further.
-    let server = Server::with(limited(RateLimit::UNLIMITED)).await;
-    let mut raw = RawWs::connect(&server).await;
-    raw.frame(true, 0x1, br#"{"type":"hello","version":1}"#)
-        .await;
-    raw.frame(false, 0x1, br#"{"type":"ping","id":1"#).await;
-    let free = flood_for(&mut raw, Duration::from_secs(4)).await;
+    let (free, times) = flooded(RateLimit::UNLIMITED).await;
     assert!(
         held * 2 < free,
         "held back: {held} bytes sent; without a limit: {free}"
     );
-    assert_eq!(server.metric("oxo_reads_held_total").await, Some(0));
-    server.stop().await;
+    assert_eq!(times, 0);
 }
 
 #[tokio::test]

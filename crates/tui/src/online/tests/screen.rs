@@ -3,7 +3,7 @@
 //! even at the smallest size.
 
 use oxo_core::{Bitboard, Outcome, Player, Square, WinReason};
-use oxo_protocol::TableStatus;
+use oxo_protocol::{TableState, TableStatus};
 
 use super::{draw, online, state, table_msg, welcome};
 
@@ -71,20 +71,8 @@ fn whose_turn_the_clock_and_the_result_show_at_every_size() {
         );
         assert!(screen.contains("s left"), "{width}x{height}\n{screen}");
     }
-    table.status = TableStatus::RoundOver;
-    table.turn = None;
+    x_won_the_top_row(&mut table);
     table.time_left_ms = None;
-    table.board = "XXXOO....".into();
-    table.move_number = 5;
-    table.outcome = Some(Outcome::Win {
-        winner: Player::X,
-        reason: WinReason::Line {
-            cells: Bitboard::EMPTY
-                .with(Square::A1)
-                .with(Square::B1)
-                .with(Square::C1),
-        },
-    });
     table.scores.x = 1;
     table_msg(&mut o, &table);
     for (width, height) in SIZES {
@@ -100,19 +88,7 @@ fn a_watcher_of_a_finished_round_is_not_offered_a_rematch() {
     // Ann and Bob play; I (`me`) only watch.
     let mut table = state("t1", "ann");
     table.spectators = 1;
-    table.status = TableStatus::RoundOver;
-    table.turn = None;
-    table.board = "XXXOO....".into();
-    table.move_number = 5;
-    table.outcome = Some(Outcome::Win {
-        winner: Player::X,
-        reason: WinReason::Line {
-            cells: Bitboard::EMPTY
-                .with(Square::A1)
-                .with(Square::B1)
-                .with(Square::C1),
-        },
-    });
+    x_won_the_top_row(&mut table);
     for outcome in [Some(Outcome::Draw), table.outcome] {
         table.outcome = outcome;
         table_msg(&mut o, &table);
@@ -128,4 +104,21 @@ fn a_watcher_of_a_finished_round_is_not_offered_a_rematch() {
             );
         }
     }
+}
+
+/// `table`'s round over: X won with a1, b1, c1 after five moves.
+fn x_won_the_top_row(table: &mut TableState) {
+    table.status = TableStatus::RoundOver;
+    table.turn = None;
+    table.board = "XXXOO....".into();
+    table.move_number = 5;
+    table.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Line {
+            cells: Bitboard::EMPTY
+                .with(Square::A1)
+                .with(Square::B1)
+                .with(Square::C1),
+        },
+    });
 }
