@@ -25,8 +25,8 @@ use crate::theme::Theme;
 /// Per-move time limits on offer for new tables, in seconds (0: none).
 const CLOCKS: [u32; 4] = [0, 15, 30, 60];
 
-/// Chat lines kept on screen.
-const CHAT_LINES: usize = 4;
+/// Chat lines kept for the screen, which shows the newest that fit.
+const CHAT_LINES: usize = 12;
 
 /// Tables left remembered, to ignore their late states (the oldest goes
 /// first).

@@ -3,7 +3,7 @@
 
 use oxo_protocol::{ChatLine, PlayerId, ServerMsg};
 
-use super::{News, online, state, table_msg, welcome};
+use super::{News, draw, online, state, table_msg, welcome};
 
 fn chat(table: &str, from: &str, text: &str) -> News {
     News::Message(Box::new(ServerMsg::Chat {
@@ -40,8 +40,30 @@ fn the_tables_history_replaces_the_lines_shown_and_keeps_the_latest() {
     o.news(history("t2", &["elsewhere"]));
     o.news(chat("t2", "Eve", "elsewhere"));
     assert_eq!(o.chat, ["Bob: hi"]);
-    o.news(history("t1", &["1", "2", "3", "4", "5", "hi"]));
-    assert_eq!(o.chat, ["Bob: 3", "Bob: 4", "Bob: 5", "Bob: hi"]);
+    let texts: Vec<String> = (1..=13).map(|i| i.to_string()).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    o.news(history("t1", &texts));
+    let kept: Vec<String> = (2..=13).map(|i| format!("Bob: {i}")).collect();
+    assert_eq!(o.chat, kept);
     o.news(chat("t1", "Bob", "gg"));
-    assert_eq!(o.chat, ["Bob: 4", "Bob: 5", "Bob: hi", "Bob: gg"]);
+    assert_eq!(o.chat.first().map(String::as_str), Some("Bob: 3"));
+    assert_eq!(o.chat.last().map(String::as_str), Some("Bob: gg"));
+    assert_eq!(o.chat.len(), 12);
+}
+
+#[test]
+fn a_tall_screen_shows_more_than_the_last_four_lines() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    for text in ["one", "two", "three", "four", "five", "six"] {
+        o.news(chat("t1", "Bob", text));
+    }
+    let (_, screen) = draw(&o, 120, 45);
+    for text in ["one", "two", "three", "four", "five", "six"] {
+        assert!(screen.contains(&format!("Bob: {text}")), "{text}\n{screen}");
+    }
+    // A small one shows the newest that fit, whose turn first.
+    let (_, screen) = draw(&o, 32, 14);
+    assert!(!screen.contains("Bob: one"), "{screen}");
 }
