@@ -13,8 +13,9 @@ use oxo_protocol::limits::{MAX_CHAT_CHARS, MAX_NAME_CHARS};
 use unicode_normalization::UnicodeNormalization;
 use unicode_security::confusable_detection::skeleton;
 
-/// Combining marks kept on one character in chat; more are dropped (a
-/// "zalgo" tower of marks covers the lines around it).
+/// Combining marks kept on one character in chat, and allowed on one in
+/// a name; more are dropped from chat and refused in a name (a "zalgo"
+/// tower of marks covers the lines around it).
 const MAX_MARKS: usize = 3;
 
 /// Names of the computer players and of pass and play's seats, which
@@ -74,7 +75,8 @@ fn reserved_looks() -> &'static [[String; 2]] {
 }
 
 /// Checks a display name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no
-/// control or hidden characters, something visible, and not a computer
+/// control or hidden characters, at most [`MAX_MARKS`] combining marks on
+/// a letter, something visible, and not a computer
 /// player's name, nor one that looks like it (see [`looks_like`]).
 ///
 /// # Errors
@@ -102,6 +104,15 @@ pub(crate) fn validate_name(name: &str) -> Result<Arc<str>, String> {
             || is_mark(c)
             || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}'))
     };
+    let mut marks = 0;
+    for c in name.chars() {
+        marks = if is_mark(c) { marks + 1 } else { 0 };
+        if marks > MAX_MARKS {
+            return Err(format!(
+                "The name stacks more than {MAX_MARKS} combining marks on one letter"
+            ));
+        }
+    }
     if !name.chars().any(shows) {
         return Err("The name shows nothing: use at least one letter, digit or symbol".into());
     }
@@ -193,6 +204,14 @@ mod tests {
         for joined in ["👨\u{200D}👩\u{200D}👧", "می\u{200C}خواهم", "❤\u{FE0F}"] {
             assert!(validate_name(joined).is_ok(), "{joined:?}");
         }
+    }
+
+    #[test]
+    fn a_name_stacks_at_most_three_marks_on_a_letter() {
+        assert!(validate_name("Zoe\u{0308}\u{0301}\u{0323}").is_ok());
+        let zalgo = format!("a{}", "\u{0301}".repeat(MAX_MARKS + 1));
+        let e = validate_name(&zalgo).expect_err("a tower of marks");
+        assert!(e.contains("marks"), "{e}");
     }
 
     #[test]
