@@ -29,6 +29,7 @@ mod options;
 mod server;
 mod strict;
 mod table;
+mod text;
 
 pub use api::{
     AnalyzeResponse, ApiError, DecidingMove, FinalPosition, GameExplanation, GameRecord,
@@ -42,6 +43,7 @@ pub use options::OptionsError;
 pub use server::{ChatLine, ServerMsg};
 pub use strict::parse_request;
 pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
+pub use text::{MAX_MARKS, NameError, check_name, is_hidden, is_mark};
 
 pub use oxo_core::{Scores, Starter};
 

@@ -1,22 +1,18 @@
-//! What people write that others see: display names and chat lines, and
-//! the characters that would let them hide, fake or reorder text.
+//! What people write that others see, as the server takes it: display
+//! names and chat lines.
 //!
-//! Names are refused when they hold such characters (a name is chosen
-//! once, and the refusal says which character); chat lines are cleaned
+//! Names are refused when they hold characters that hide, fake or reorder
+//! text (the protocol's rules, `oxo_protocol::check_name`: a name is
+//! chosen once, and the refusal says which character), and here also when
+//! they are or look like a computer player's; chat lines are cleaned
 //! instead (a line is typed in the moment, and losing it is worse).
-//! Joiners (U+200C, U+200D) and variation selectors stay: emoji sequences
-//! and many scripts need them.
 
 use std::sync::{Arc, OnceLock};
 
-use oxo_protocol::limits::{MAX_CHAT_CHARS, MAX_NAME_CHARS};
+use oxo_protocol::limits::MAX_CHAT_CHARS;
+use oxo_protocol::{MAX_MARKS, check_name, is_hidden, is_mark};
 use unicode_normalization::UnicodeNormalization;
 use unicode_security::confusable_detection::skeleton;
-
-/// Combining marks kept on one character in chat, and allowed on one in
-/// a name; more are dropped from chat and refused in a name (a "zalgo"
-/// tower of marks covers the lines around it).
-const MAX_MARKS: usize = 3;
 
 /// Names of the computer players and of pass and play's seats, which
 /// nobody may take (compared without case).
@@ -28,26 +24,6 @@ const RESERVED: [&str; 6] = [
     "Player X",
     "Player O",
 ];
-
-/// Characters that show nothing, or change how the text around them
-/// shows: bidi controls and marks, zero-width spaces, fillers that render
-/// blank, tags, interlinear annotations, private use.
-fn is_hidden(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}'
-        | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
-        | '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{2028}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}' | '\u{2800}' | '\u{3164}' | '\u{FEFF}'
-        | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' | '\u{E000}'..='\u{F8FF}'
-        | '\u{E0000}'..='\u{E0FFF}' | '\u{F0000}'..='\u{10FFFF}')
-}
-
-/// Whether `c` is a combining mark (the common blocks).
-fn is_mark(c: char) -> bool {
-    matches!(c,
-        '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
-        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
-}
 
 /// What a name looks like, for comparing names that must not be
 /// imitated: compatibility forms folded (fullwidth and mathematical
@@ -74,48 +50,15 @@ fn reserved_looks() -> &'static [[String; 2]] {
     LOOKS.get_or_init(|| RESERVED.iter().map(|r| looks_like(r)).collect())
 }
 
-/// Checks a display name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no
-/// control or hidden characters, at most [`MAX_MARKS`] combining marks on
-/// a letter, something visible, and not a computer
-/// player's name, nor one that looks like it (see [`looks_like`]).
+/// Checks a display name: the protocol's rules ([`check_name`]), and not
+/// a computer player's name, nor one that looks like it (see
+/// [`looks_like`]).
 ///
 /// # Errors
 ///
 /// What is wrong with it, for an `invalid_name` refusal.
 pub(crate) fn validate_name(name: &str) -> Result<Arc<str>, String> {
-    let name = name.trim();
-    let chars = name.chars().count();
-    if chars == 0 {
-        return Err("The name is empty".into());
-    }
-    if chars > MAX_NAME_CHARS {
-        return Err(format!(
-            "The name has {chars} characters; at most {MAX_NAME_CHARS} are allowed"
-        ));
-    }
-    if let Some(c) = name.chars().find(|&c| c.is_control() || is_hidden(c)) {
-        return Err(format!(
-            "The name contains the unprintable character U+{:04X}",
-            u32::from(c)
-        ));
-    }
-    let shows = |c: char| {
-        !(c.is_whitespace()
-            || is_mark(c)
-            || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}'))
-    };
-    let mut marks = 0;
-    for c in name.chars() {
-        marks = if is_mark(c) { marks + 1 } else { 0 };
-        if marks > MAX_MARKS {
-            return Err(format!(
-                "The name stacks more than {MAX_MARKS} combining marks on one letter"
-            ));
-        }
-    }
-    if !name.chars().any(shows) {
-        return Err("The name shows nothing: use at least one letter, digit or symbol".into());
-    }
+    let name = check_name(name).map_err(|e| e.to_string())?;
     let looks = looks_like(name);
     if reserved_looks()
         .iter()
@@ -170,6 +113,7 @@ pub(crate) fn clean_chat(text: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oxo_protocol::limits::MAX_NAME_CHARS;
 
     #[test]
     fn names_are_checked() {

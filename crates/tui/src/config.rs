@@ -9,6 +9,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use oxo_core::{BotLevel, ByPlayer, Starter};
+use oxo_protocol::NameError;
 use oxo_protocol::limits::MAX_NAME_CHARS;
 
 /// Who plays one mark: a person with a name, or a bot of some strength.
@@ -67,8 +68,10 @@ pub enum ParseSeatError {
     EmptyName,
     /// The name is longer than [`MAX_NAME_CHARS`] characters.
     NameTooLong(String),
-    /// The name holds a control character (a tab, an escape, ...).
-    ControlCharacter(String),
+    /// The name breaks the protocol's rules for names (see
+    /// [`oxo_protocol::check_name`]): a control character, one that hides
+    /// or reorders text, a tower of combining marks, nothing that shows.
+    BadName(String, NameError),
     /// `bot:` is followed by something that is not a bot level.
     BotLevel(String),
 }
@@ -81,8 +84,8 @@ impl fmt::Display for ParseSeatError {
                 f,
                 "the name '{name}' is too long (at most {MAX_NAME_CHARS} characters)"
             ),
-            ParseSeatError::ControlCharacter(name) => {
-                write!(f, "the name {name:?} holds a control character")
+            ParseSeatError::BadName(name, why) => {
+                write!(f, "the name {name:?} cannot be used ({why})")
             }
             ParseSeatError::BotLevel(level) => write!(
                 f,
@@ -94,22 +97,19 @@ impl fmt::Display for ParseSeatError {
 
 impl std::error::Error for ParseSeatError {}
 
-/// Checks a person's name: trimmed, not empty, at most [`MAX_NAME_CHARS`]
-/// characters, no control characters.
+/// Checks a person's name by the protocol's rules, the ones the server
+/// holds online too ([`oxo_protocol::check_name`]): trimmed, not empty, at
+/// most [`MAX_NAME_CHARS`] characters, nothing that hides or fakes text.
 ///
 /// # Errors
 ///
 /// The [`ParseSeatError`] naming what is wrong with it.
 pub(crate) fn check_name(name: &str) -> Result<String, ParseSeatError> {
-    let name = name.trim();
-    if name.is_empty() {
-        Err(ParseSeatError::EmptyName)
-    } else if name.chars().any(char::is_control) {
-        Err(ParseSeatError::ControlCharacter(name.to_owned()))
-    } else if name.chars().count() > MAX_NAME_CHARS {
-        Err(ParseSeatError::NameTooLong(name.to_owned()))
-    } else {
-        Ok(name.to_owned())
+    match oxo_protocol::check_name(name) {
+        Ok(name) => Ok(name.to_owned()),
+        Err(NameError::Empty) => Err(ParseSeatError::EmptyName),
+        Err(NameError::TooLong { .. }) => Err(ParseSeatError::NameTooLong(name.trim().to_owned())),
+        Err(why) => Err(ParseSeatError::BadName(name.trim().to_owned(), why)),
     }
 }
 
@@ -234,6 +234,15 @@ mod tests {
         assert!("a\tb".parse::<Seat>().is_err());
         assert!("x".repeat(MAX_NAME_CHARS + 1).parse::<Seat>().is_err());
         assert!("é".repeat(MAX_NAME_CHARS).parse::<Seat>().is_ok());
+        // The names the server refuses as unprintable are refused here too.
+        for bad in ["A\u{202E}RTL", "a\u{200B}b", "\u{3164}"] {
+            assert!(
+                matches!(bad.parse::<Seat>(), Err(ParseSeatError::BadName(..))),
+                "{bad:?}"
+            );
+        }
+        let zalgo = format!("a{}", "\u{0301}".repeat(4));
+        assert!(zalgo.parse::<Seat>().is_err());
         // A name that merely starts with "bot" is a name.
         assert_eq!("botany".parse(), Ok(Seat::Human("botany".into())));
     }
