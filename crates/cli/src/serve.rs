@@ -191,6 +191,15 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
     } else {
         RateLimit::UNLIMITED
     };
+    // `--rate-limit 0` turns every limit off; otherwise the server's own.
+    let defaults = Config::default();
+    let or_off = |limit: RateLimit| {
+        if args.rate_limit > 0.0 {
+            limit
+        } else {
+            RateLimit::UNLIMITED
+        }
+    };
     Ok(Config {
         db,
         new_players,
@@ -202,28 +211,16 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
             0
         },
         rate_limit,
-        read_limit: if args.rate_limit > 0.0 {
-            Config::default().read_limit
-        } else {
-            RateLimit::UNLIMITED
-        },
-        chat_limit: if args.rate_limit > 0.0 {
-            Config::default().chat_limit
-        } else {
-            RateLimit::UNLIMITED
-        },
-        rounds_limit: if args.rate_limit > 0.0 {
-            Config::default().rounds_limit
-        } else {
-            RateLimit::UNLIMITED
-        },
+        read_limit: or_off(defaults.read_limit),
+        chat_limit: or_off(defaults.chat_limit),
+        rounds_limit: or_off(defaults.rounds_limit),
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,
         trusted_proxies: args.trusted_proxies.clone(),
         allowed_origins: args.allowed_origins.clone(),
         lease_ttl: args.lease,
         bus: args.bus.clone(),
-        ..Config::default()
+        ..defaults
     })
 }
 

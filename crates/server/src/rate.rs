@@ -1,6 +1,7 @@
 //! Rate limits: a token bucket per connection (messages) and per player
-//! (chat, kept in the player's `Account`), a count of refusals that tells a
-//! flood, and a bucket per client address for creating players.
+//! (chat and new games, kept in the player's `Account`), a count of
+//! refusals that tells a flood, and a bucket per client address for
+//! creating players.
 //!
 //! The per-address buckets live in one map that can never grow without
 //! bound: a bucket that has refilled completely carries no information and
