@@ -29,7 +29,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::address_cap::AddressCap;
+use crate::address_cap::{AddressCap, Full};
 use crate::forwarded::client_address;
 use crate::metrics::Metrics;
 use crate::node::Node;
@@ -96,17 +96,6 @@ pub(crate) async fn serve(
                 }
             },
         };
-        // One address holds at most so many connections in their HTTP
-        // phase (a WebSocket counts under its own cap once upgraded); one
-        // more is closed at once. A trusted proxy speaks for many clients.
-        let place = if trusted_proxies.contains(&peer.ip()) {
-            None
-        } else if let Ok(place) = http_per_address.take(peer.ip()) {
-            place
-        } else {
-            metrics.address_refusals.fetch_add(1, Relaxed);
-            continue;
-        };
         // Small frames both ways: Nagle's algorithm would only add latency.
         let _ = tcp.set_nodelay(true);
         // A small, fixed kernel send buffer: a client that stops reading
@@ -131,8 +120,29 @@ pub(crate) async fn serve(
         let read_limit = Arc::clone(&read_limit);
         let metrics = Arc::clone(&metrics);
         let node = node.clone();
+        let trusted = trusted_proxies.contains(&peer.ip());
+        let http_per_address = Arc::clone(&http_per_address);
         connections.spawn(async move {
-            let _place = place;
+            // One address holds at most so many connections in their HTTP
+            // phase (a WebSocket counts under its own cap once upgraded);
+            // more wait their turn, for as long as a request head may
+            // take, and past the queue or that time are closed unanswered.
+            // A trusted proxy speaks for many clients.
+            let _place = if trusted {
+                None
+            } else {
+                let waited = tokio::select! {
+                    waited = http_per_address.wait(peer.ip(), head_timeout) => waited,
+                    () = shutdown.cancelled() => return,
+                };
+                match waited {
+                    Ok(place) => place,
+                    Err(Full) => {
+                        metrics.address_refusals.fetch_add(1, Relaxed);
+                        return;
+                    }
+                }
+            };
             // A follower in a cluster relays its clients to the leader.
             if let Some(node) = node {
                 match relay::route(&tcp, &node, head_timeout, drain).await {

@@ -66,7 +66,9 @@ pub struct Config {
     /// The most WebSocket connections one client address may hold open
     /// at once (IPv6 by /64); 0: no cap. While it is on, an address may
     /// also hold at most [`Config::HTTP_PER_ADDRESS`] plain HTTP
-    /// connections (behind a trusted proxy, that one is not counted).
+    /// connections (behind a trusted proxy, that one is not counted), and
+    /// as many more as this cap wait their turn for at most
+    /// `handshake_timeout`.
     pub max_connections_per_address: u32,
     /// Messages per connection (every frame counts).
     pub rate_limit: RateLimit,

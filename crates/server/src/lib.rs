@@ -152,11 +152,16 @@ pub async fn run(
         head_timeout: config.handshake_timeout,
         lifetime: config.http_lifetime,
         finish: config.write_timeout,
-        http_per_address: address_cap::AddressCap::new(if config.max_connections_per_address > 0 {
-            Config::HTTP_PER_ADDRESS
-        } else {
-            0
-        }),
+        // Connections past the 64 wait their turn, as many as WebSockets
+        // an address may hold.
+        http_per_address: address_cap::AddressCap::queued(
+            if config.max_connections_per_address > 0 {
+                Config::HTTP_PER_ADDRESS
+            } else {
+                0
+            },
+            config.max_connections_per_address,
+        ),
         drain: config.shutdown_timeout,
         trusted_proxies: Arc::from(config.trusted_proxies.as_slice()),
         read_limit: Arc::new(throttle::ReadLimit::new(

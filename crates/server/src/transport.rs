@@ -45,7 +45,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, Sink, SinkExt, StreamExt};
 use oxo_protocol::{ErrorCode, ServerMsg};
 
-use crate::address_cap::Place;
+use crate::address_cap::{Full, Place};
 use crate::client::{Client, Flow};
 use crate::conn::{Outbox, encode};
 use crate::http::ApiError;
@@ -112,7 +112,7 @@ pub(crate) async fn upgrade(
     if let Some(addr) = peer {
         match shared.sockets_per_address.take(addr.ip()) {
             Ok(place) => slot.1 = place.map(Box::new),
-            Err(()) => {
+            Err(Full) => {
                 shared.metrics.address_refusals.fetch_add(1, Relaxed);
                 drop(slot);
                 let max = shared.sockets_per_address.max();

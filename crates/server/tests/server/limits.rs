@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use futures_util::{SinkExt, StreamExt};
 use oxo_client::tungstenite::Message;
 use oxo_server::{Config, RateLimit};
 use serde_json::json;
@@ -313,8 +314,9 @@ async fn one_address_holds_at_most_its_cap_of_websockets() {
 }
 
 #[tokio::test]
-async fn one_address_holds_at_most_so_many_plain_http_connections() {
-    use tokio::io::AsyncReadExt;
+async fn one_address_holds_at_most_so_many_plain_http_connections_and_the_next_wait_in_line() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // With at most one WebSocket per address, one connection may wait.
     let server = Server::with(Config {
         max_connections_per_address: 1,
         ..config()
@@ -329,18 +331,85 @@ async fn one_address_holds_at_most_so_many_plain_http_connections() {
                 .expect("connect"),
         );
     }
-    // One more is closed at once, without a response.
+    // The next waits for a place: its request is not read meanwhile.
+    let mut waiting = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    waiting
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let mut buf = [0; 1024];
+    let early = tokio::time::timeout(Duration::from_millis(300), waiting.read(&mut buf)).await;
+    assert!(
+        early.is_err(),
+        "answered while every place was held: {early:?}"
+    );
+    // One more than the line holds is closed at once, without a response.
     let mut extra = tokio::net::TcpStream::connect(server.addr)
         .await
         .expect("connect");
-    let mut buf = [0; 64];
     let read = tokio::time::timeout(Duration::from_secs(5), extra.read(&mut buf)).await;
     assert!(matches!(read, Ok(Ok(0) | Err(_))), "{read:?}");
+    // A place frees up: the one in line is served.
+    drop(held.pop());
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), waiting.read_to_end(&mut answer))
+        .await
+        .expect("answered once a place freed up")
+        .expect("read");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     // Places free up as connections close.
     drop(held);
     tokio::time::sleep(Duration::from_millis(100)).await;
     let (status, _) = server.get("/healthz").await;
     assert_eq!(status, 200);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn hundreds_of_websockets_opened_at_once_from_one_address_are_all_answered() {
+    // The default caps (64 in their HTTP phase, 1,000 WebSockets): a
+    // client that opens 300 in the same instant gets every one.
+    let server = Server::with(Config {
+        max_connections_per_address: Config::default().max_connections_per_address,
+        ..config()
+    })
+    .await;
+    let url = server.ws_url();
+    let opens = (0..300).map(|i| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+                .await
+                .map_err(|e| format!("open {i}: {e}"))?;
+            let hello = json!({"type":"hello","version":1,"name":format!("Burst{i}")});
+            ws.send(Message::text(hello.to_string()))
+                .await
+                .map_err(|e| format!("send {i}: {e}"))?;
+            match ws.next().await {
+                Some(Ok(Message::Text(text))) if text.contains("\"welcome\"") => Ok(ws),
+                other => Err(format!("{i}: {other:?}")),
+            }
+        })
+    });
+    let mut open = Vec::new();
+    let mut failed = Vec::new();
+    for opened in futures_util::future::join_all(opens).await {
+        match opened.expect("joined") {
+            Ok(ws) => open.push(ws),
+            Err(e) => failed.push(e),
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of 300 failed: {:?}",
+        failed.len(),
+        &failed[..failed.len().min(3)]
+    );
+    assert_eq!(server.metric("oxo_address_refusals_total").await, Some(0));
+    drop(open);
     server.stop().await;
 }
 
