@@ -31,6 +31,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::address_cap::{AddressCap, Full};
 use crate::forwarded::client_address;
+use crate::linger::Linger;
 use crate::metrics::Metrics;
 use crate::node::Node;
 use crate::relay::{self, Route};
@@ -164,7 +165,10 @@ pub(crate) async fn serve(
                 http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(head_timeout)
-                    .serve_connection(TokioIo::new(Throttled::new(tcp, read_limit)), service)
+                    .serve_connection(
+                        TokioIo::new(Throttled::new(Linger::new(tcp), read_limit)),
+                        service
+                    )
                     .with_upgrades()
             );
             let result = tokio::select! {

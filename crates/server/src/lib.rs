@@ -61,6 +61,7 @@ mod forwarded;
 mod handle;
 mod http;
 mod ids;
+mod linger;
 mod live;
 mod lobby;
 mod local;

@@ -345,7 +345,14 @@ async fn on_frame(client: &mut Client, msg: Option<Result<Message, axum::Error>>
             None => return Some(End::Dropped),
             Some(code) => {
                 tracing::debug!(conn = outbox.id, error = %e, "websocket read failed");
-                outbox.close(code, format!("protocol error: {e}"));
+                let reason = if code == close::TOO_BIG {
+                    // The reason the server's own size check gives.
+                    let max = client.max_frame_bytes();
+                    format!("message too big: at most {max} bytes")
+                } else {
+                    format!("protocol error: {e}")
+                };
+                outbox.close(code, reason);
                 return Some(End::Server);
             }
         },

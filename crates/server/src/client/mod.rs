@@ -184,10 +184,15 @@ impl Client {
         }
     }
 
+    /// The most bytes a client's message may have.
+    pub(crate) fn max_frame_bytes(&self) -> usize {
+        self.shared.config.max_frame_bytes
+    }
+
     /// Handles one text frame.
     pub(crate) async fn on_text(&mut self, text: &str) -> Flow {
         let now = Instant::now();
-        let max = self.shared.config.max_frame_bytes;
+        let max = self.max_frame_bytes();
         if text.len() > max {
             self.refuse(
                 peek_id(text),
