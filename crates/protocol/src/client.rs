@@ -85,7 +85,7 @@ pub enum ClientMsg {
     /// Creates a table and seats the creator.
     CreateTable {
         /// The table's options.
-        #[serde(default, deserialize_with = "crate::strict::object")]
+        #[serde(default, deserialize_with = "crate::strict::object_or_null")]
         options: TableOptions,
     },
     /// Takes a seat at a table (`seat` picks X or O; any free seat if absent).

@@ -47,6 +47,29 @@ pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
     serde_json::from_str(text)
 }
 
+/// A field whose `null` means it is absent: its type's default.
+pub(crate) fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A flag whose `null` means it is absent, and absent means `true`.
+pub(crate) fn null_as_true<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Option::<bool>::deserialize(d)?.unwrap_or(true))
+}
+
+/// A struct read from a JSON object, or from `null` as its default.
+pub(crate) fn object_or_null<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(optional_object(d)?.unwrap_or_default())
+}
+
 /// A struct read from a JSON object only, for `#[serde(deserialize_with)]`.
 pub(crate) fn object<'de, D, T>(d: D) -> Result<T, D::Error>
 where

@@ -12,7 +12,7 @@ pub struct BotSeat {
     pub level: BotLevel,
     /// A pause before each bot move, in milliseconds, so that it feels less
     /// abrupt to humans (0: answer at once).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::strict::null_as_default")]
     pub think_ms: u32,
 }
 
@@ -22,8 +22,10 @@ pub struct BotSeat {
 #[serde(default)]
 pub struct TableOptions {
     /// Listed in the lobby (`true`), or reached only by its id (`false`).
+    #[serde(deserialize_with = "crate::strict::null_as_true")]
     pub public: bool,
     /// Who starts each round.
+    #[serde(deserialize_with = "crate::strict::null_as_default")]
     pub starter: Starter,
     /// A per-move time limit in milliseconds; running out loses the round.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,7 +41,10 @@ pub struct TableOptions {
     pub seat: Option<Player>,
     /// Pass and play: the creator holds both seats and moves for whichever
     /// side is to move (two people on one screen).
-    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    #[serde(
+        skip_serializing_if = "core::ops::Not::not",
+        deserialize_with = "crate::strict::null_as_default"
+    )]
     pub pass_and_play: bool,
 }
 

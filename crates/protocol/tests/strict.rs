@@ -63,3 +63,26 @@ fn what_the_protocol_shows_is_read() {
         ok(text);
     }
 }
+
+#[test]
+fn a_null_option_is_an_absent_one() {
+    use oxo_protocol::TableOptions;
+    let options = |text: &str| match parse_request(text) {
+        Ok(req) => match req.msg {
+            ClientMsg::CreateTable { options } => options,
+            other => panic!("{text}: {other:?}"),
+        },
+        Err(e) => panic!("{text}: {e}"),
+    };
+    for text in [
+        r#"{"type":"create_table","options":null}"#,
+        r#"{"type":"create_table","options":{"public":null,"starter":null,"pass_and_play":null,"move_time_ms":null,"bot":null,"seat":null}}"#,
+    ] {
+        assert_eq!(options(text), TableOptions::default(), "{text}");
+    }
+    let bot =
+        options(r#"{"type":"create_table","options":{"bot":{"level":"easy","think_ms":null}}}"#)
+            .bot
+            .expect("a bot");
+    assert_eq!(bot.think_ms, 0);
+}
