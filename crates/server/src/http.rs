@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::Json;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -234,18 +235,30 @@ async fn record(state: &AppState, id: String, headers: &HeaderMap) -> Result<Gam
 pub(crate) async fn game(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<GameRecord>, ApiError> {
-    record(&state, id, &headers).await.map(Json)
+    record(&state, game_id(id)?, &headers).await.map(Json)
+}
+
+/// The game id in a path, or the JSON error that says what is wrong with
+/// it (axum's own rejection is plain text).
+fn game_id(id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    id.map(|Path(id)| id).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "the game id in the path must be 32 hex digits: {}",
+            e.body_text()
+        ))
+    })
 }
 
 /// `GET /api/games/{id}/log?start=&end=`.
 pub(crate) async fn game_log(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     params: Params,
 ) -> Result<Json<LogSlice>, ApiError> {
+    let id = game_id(id)?;
     let start = param::<usize>(&params, "start", "a whole number")?;
     let end = param::<usize>(&params, "end", "a whole number")?;
     let record = record(&state, id, &headers).await?;

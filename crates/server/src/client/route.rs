@@ -75,7 +75,19 @@ impl Client {
             ClientMsg::JoinTable { table_id, seat } => (table_id, TableReq::Join(seat)),
             ClientMsg::WatchTable { table_id } => (table_id, TableReq::Watch),
             ClientMsg::LeaveTable { table_id } => (table_id, TableReq::Leave),
-            ClientMsg::StepAway { table_id } => (table_id, TableReq::StepAway),
+            ClientMsg::StepAway { table_id } => {
+                // Idempotent: stepping away from a table the connection is
+                // not at (never was, left, or that has closed) changes
+                // nothing, and needs no trip to the table.
+                if self
+                    .attached
+                    .get(table_id.as_str())
+                    .is_none_or(TableHandle::is_closed)
+                {
+                    return Ok(Reply::Ok);
+                }
+                (table_id, TableReq::StepAway)
+            }
             ClientMsg::Move {
                 table_id,
                 cell,

@@ -56,11 +56,21 @@ impl View<'_> {
 
     /// Connections that hold no seat.
     pub(super) fn spectators(&self) -> u32 {
-        let n = self
+        let mut watching = self
             .members
             .iter()
-            .filter(|m| !self.state.is_seated(&m.account.id))
-            .count();
+            .filter(|m| !self.state.is_seated(&m.account.id));
+        // People, not connections: one spectator with two tabs is one.
+        let n = match (watching.next(), watching.next()) {
+            (None, _) => 0,
+            (Some(_), None) => 1,
+            (Some(a), Some(b)) => {
+                let mut people: std::collections::HashSet<&str> =
+                    [&*a.account.id, &*b.account.id].into_iter().collect();
+                people.extend(watching.map(|m| &*m.account.id));
+                people.len()
+            }
+        };
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 

@@ -116,6 +116,21 @@ async fn records_logs_and_lists_of_games() {
     assert!(missing["error"].as_str().unwrap().contains("no game"));
     assert_eq!(server.get("/api/games/nope/log").await.0, 404);
     assert_eq!(server.get("/api/nothing/here").await.0, 404);
+    // A game id that is not text at all: a JSON 400 too.
+    for path in ["/api/games/%ff%ff", "/api/games/%ff%ff/log"] {
+        let (status, head, body) = server.get_full(path).await;
+        assert_eq!(status, 400, "{path}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{path}: {head}"
+        );
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(
+            body["error"].as_str().unwrap().contains("game id"),
+            "{path}: {body}"
+        );
+    }
     // Every unknown API path, the bare prefix included, gets a JSON 404.
     for path in [
         "/api",

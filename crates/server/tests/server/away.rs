@@ -27,8 +27,11 @@ async fn a_player_who_steps_away_is_shown_away_and_comes_back_by_joining() {
     x.ok(json!({"type":"chat","table_id":table,"text":"where did you go?"}))
         .await;
     assert!(o.quiet_for(Duration::from_millis(300)).await);
-    // Stepping away again, or from a table one is not at, changes nothing.
+    // Stepping away again, or from a table one is not at (one that does
+    // not exist, or is gone), changes nothing.
     o.ok(json!({"type":"step_away","table_id":table})).await;
+    o.ok(json!({"type":"step_away","table_id":"0123456789abcdef0123456789abcdef"}))
+        .await;
 
     let back = o.ok(json!({"type":"join_table","table_id":table})).await;
     assert!(

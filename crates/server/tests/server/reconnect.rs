@@ -94,7 +94,13 @@ async fn several_tabs_share_a_seat_until_the_last_closes() {
     x2.play(&table, "b2").await;
     // The first tab sees the move made in the second.
     x.table_until(|t| t.move_number == 1).await;
+    o.table_until(|t| t.move_number == 1).await;
     drop(x2);
+    // Closing one of two tabs changes nothing anyone sees: no event.
+    assert!(
+        o.quiet_for(Duration::from_millis(300)).await,
+        "an event for nothing"
+    );
     o.play(&table, "a1").await;
     let state = x.table_until(|t| t.move_number == 2).await;
     assert!(
@@ -248,5 +254,30 @@ async fn leaving_from_one_tab_shows_the_players_other_tabs_the_table_without_the
                 .await;
         }
     }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_spectator_with_two_tabs_counts_once() {
+    let server = Server::start().await;
+    let (mut x, _o, table) = pair(&server, json!({})).await;
+    let spectators = async |x: &mut crate::common::Client| {
+        let events = x.ok(json!({"type":"sync","table_id":table})).await;
+        last_table(&events).expect("a state").spectators
+    };
+    let mut s = server.client("Sam").await;
+    s.ok(json!({"type":"watch_table","table_id":table})).await;
+    assert_eq!(spectators(&mut x).await, 1);
+    let (mut s2, _) = server.resume(&s.token).await;
+    s2.ok(json!({"type":"watch_table","table_id":table})).await;
+    assert_eq!(spectators(&mut x).await, 1, "one person, two tabs");
+    let mut other = server.client("Val").await;
+    other
+        .ok(json!({"type":"watch_table","table_id":table}))
+        .await;
+    assert_eq!(spectators(&mut x).await, 2);
+    drop(s2);
+    drop(other);
+    x.table_until(|t| t.spectators == 1).await;
     server.stop().await;
 }

@@ -104,11 +104,14 @@ impl Table {
             self.spectators_changed();
             return;
         }
-        self.lobby_dirty = true;
-        if !self.is_connected(&conn.account.id) {
-            let player = PlayerId::from(Arc::clone(&conn.account.id));
-            self.adopt_presence(Cmd::Absent { player: &player });
+        if self.is_connected(&conn.account.id) {
+            // Another of the player's connections is still at the table:
+            // nothing anyone sees has changed.
+            return;
         }
+        self.lobby_dirty = true;
+        let player = PlayerId::from(Arc::clone(&conn.account.id));
+        self.adopt_presence(Cmd::Absent { player: &player });
         self.broadcast();
     }
 
