@@ -34,10 +34,13 @@ pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
         #[serde(rename = "type", borrow)]
         _kind: Option<Cow<'a, str>>,
     }
-    if serde_json::from_str::<Kind<'_>>(text).is_err() {
+    if let Err(e) = serde_json::from_str::<Kind<'_>>(text) {
         // Let serde_json's own message say what is wrong when the frame is
-        // not an object at all.
+        // not an object at all, or names its type twice.
         let value: serde_json::Value = serde_json::from_str(text)?;
+        if e.to_string().starts_with("duplicate field") {
+            return Err(e);
+        }
         if value.is_object() {
             return Err(serde_json::Error::custom(
                 "\"type\" must be a string naming the message, such as \"hello\"",

@@ -24,6 +24,8 @@ fn the_type_must_be_a_string() {
     }
     let e = refused(r#"{"version":1}"#);
     assert!(e.contains("type"), "{e}");
+    let e = refused(r#"{"type":"ping","type":"hello"}"#);
+    assert!(e.contains("duplicate field `type`"), "{e}");
 }
 
 #[test]
