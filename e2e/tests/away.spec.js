@@ -15,6 +15,8 @@ test('the opponent sees a player who went home as away, then back', async ({ pag
 
   await bob.getByRole('link', { name: 'Home', exact: true }).click();
   await expect(bob.locator('#my-tables')).toContainText('Alice');
+  // The home page says the round runs on without him.
+  await expect(bob.locator('#my-tables .row-urgent')).toHaveText('Still running: come back soon, or the round is lost');
   await expect(status(page)).toHaveText(/^Bob is away — \d+ s to come back$/);
   await expect(page.locator('.player[data-seat="O"]')).toContainText('away');
 
@@ -36,6 +38,8 @@ test('going home from a game against the computer steps away from nothing', asyn
   await play(page, 'b2', 'X');
   await page.getByRole('link', { name: 'Home', exact: true }).click();
   await expect(page.locator('#my-tables')).toContainText('Impossible');
+  // Nothing runs on against the computer.
+  await expect(page.locator('#my-tables .row-urgent')).toHaveCount(0);
   await expect.poll(() => sent.some((f) => f.includes('"watch_lobby"'))).toBe(true);
   expect(sent.filter((f) => f.includes('"step_away"'))).toEqual([]);
 });

@@ -67,4 +67,15 @@ test('a keyboard-only game against the computer', async ({ page, server }) => {
   // The focused cell shows a visible focus ring.
   const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
   expect(outline).toBe('solid');
+
+  // Tab to Rematch and press Enter: the next round starts and the button
+  // goes, and the focus goes to the board, not back to the top of the page.
+  for (let i = 0; i < 40; i += 1) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(() => document.activeElement?.id === 'rematch')) break;
+  }
+  await expect(page.getByRole('button', { name: 'Rematch' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.table-meta')).toContainText('Round 2');
+  await expect(page.locator('.board .cell:focus')).toHaveCount(1);
 });

@@ -1,12 +1,12 @@
 // An opponent who leaves in the middle of a round, and a free seat: the
-// player left behind and the spectators see who won and why, then an empty
-// board waiting for a new opponent; a spectator can take a free seat without
-// reloading.
+// player left behind and the spectators see who won and why, on the board as
+// it was left, while the table waits for a new opponent; a spectator can take
+// a free seat without reloading, and the new round starts on an empty board.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, substatus, play, boardOf } from '../support/game.js';
 
-test('when the opponent leaves mid-round, everyone sees the result, then an empty board; a spectator takes the seat', async ({ page, player }) => {
+test('when the opponent leaves mid-round, everyone sees the result on the board as left; a spectator takes the seat', async ({ page, player }) => {
   await page.goto('/');
   await page.getByRole('button', { name: 'Create a table' }).click();
   await expect(page).toHaveURL(/\/t\/[^/]+$/);
@@ -32,17 +32,18 @@ test('when the opponent leaves mid-round, everyone sees the result, then an empt
   await expect(substatus(page)).toHaveText(/Waiting for a new opponent/);
   await expect(page.locator('.player[data-seat="X"] .player-score')).toHaveText('1');
   await expect(page.locator('.player[data-seat="O"] .player-name')).toHaveText('Open seat');
-  // The board is empty, ready for the next opponent; the round just ended
-  // stays in the move list, with its result.
-  expect(await boardOf(page)).toBe('.........');
+  // The board stays as it was left, over and not playable; the round just
+  // ended stays in the move list, with its result.
+  expect(await boardOf(page)).toBe('....X....');
   await expect(page.locator('.board')).toHaveAttribute('data-interactive', 'false');
+  await expect(page.locator('.board-wrap')).toHaveClass(/is-over/);
   await expect(page.locator('#moves .move-end')).toHaveText(/Ann left the table/);
   await expect(page.locator('#share')).toBeVisible();
 
   // Fay, watching: the same, from outside.
   await expect(status(fay)).toHaveText('Alice wins — Ann left the table');
   await expect(substatus(fay)).toHaveText(/Alice is waiting for an opponent/);
-  expect(await boardOf(fay)).toBe('.........');
+  expect(await boardOf(fay)).toBe('....X....');
 
   // Fay takes the free seat, without a reload.
   const take = fay.getByRole('button', { name: 'Take the seat' });
@@ -53,6 +54,9 @@ test('when the opponent leaves mid-round, everyone sees the result, then an empt
   await expect(fay.locator('.player[data-seat="O"]')).toContainText('You');
   await expect(take).toBeHidden();
   await expect(fay.locator('#leave')).toHaveText('Leave');
+  // The new round starts on an empty board.
+  await expect.poll(() => boardOf(fay)).toBe('.........');
+  await expect.poll(() => boardOf(page)).toBe('.........');
 });
 
 test('a spectator of an open table from the lobby can take the seat', async ({ page, player }) => {

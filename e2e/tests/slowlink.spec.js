@@ -26,6 +26,8 @@ test('on a slow link a move shows at once as pending, and a second click sends n
   await expect(b2).toHaveAttribute('aria-busy', 'true');
   await expect(b2).toHaveAttribute('aria-label', /^b2, X, sending/);
   await expect(b2.locator('svg.pending')).toBeVisible();
+  // The status line says so too, until the answer.
+  await expect(status(page)).toHaveText('Sending your move (b2)…');
   expect(Number(await b2.locator('svg.pending').evaluate((el) => getComputedStyle(el).opacity))).toBeLessThan(1);
   // Not the server's yet: nothing came back.
   expect(await boardOf(page)).toBe('.........');

@@ -208,7 +208,11 @@ export function mountGame(main, { tableId, watch }) {
 
   function renderStatus() {
     const v = currentView();
-    const [line, described] = departure && table?.status === 'waiting' ? departureText(v, departure) : describe(v);
+    const [told, described] = departure && table?.status === 'waiting' ? departureText(v, departure) : describe(v);
+    // A move on its way: the status says so until the server's answer
+    // (the cell shows it dimmed meanwhile).
+    const sending = table ? sender.pending(table) : null;
+    const line = sending && !sender.checking() ? `Sending your move (${sending.cell})…` : told;
     const offline = conn.status !== 'online' && table?.status === 'in_progress' && mySeats(table).length > 0;
     const sub = sender.checking()
       ? 'No answer from the server — checking…'
@@ -216,7 +220,7 @@ export function mountGame(main, { tableId, watch }) {
     statusEl.textContent = line;
     subEl.textContent = sub;
     subEl.hidden = !sub;
-    const your = table && table.status === 'in_progress' && myTurn();
+    const your = table && table.status === 'in_progress' && myTurn() && !sending;
     statusEl.classList.toggle('is-yours', Boolean(your));
     statusEl.dataset.state = table?.status ?? 'connecting';
     document.title = `${line} · oxo`;
@@ -227,11 +231,13 @@ export function mountGame(main, { tableId, watch }) {
   function renderBoard(animate = true) {
     if (!table) return;
     const seats = mySeats(table);
-    // A table waiting for a player plays no round: its board is empty, even
-    // when it still holds the round an opponent left.
+    // A table waiting for a player plays no round: its board is empty,
+    // unless an opponent just left a round here, whose final position
+    // stays in view (dimmed, as over) until the next round starts.
     const waiting = table.status === 'waiting';
-    const cells = parseBoard(waiting ? '.........' : table.board);
-    const last = table.moves.length && !waiting ? index(table.moves[table.moves.length - 1]) : -1;
+    const blank = waiting && !departure;
+    const cells = parseBoard(blank ? '.........' : table.board);
+    const last = table.moves.length && !blank ? index(table.moves[table.moves.length - 1]) : -1;
     const myTurn = canMove();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
     const sending = sender.pending(table);
@@ -246,7 +252,7 @@ export function mountGame(main, { tableId, watch }) {
       hints: hints.forBoard(table, { offered: vsBot && seats.length > 0, wanted: vsBot && myTurn }),
       animate,
     });
-    board.el.classList.toggle('is-over', table.status === 'round_over');
+    board.el.classList.toggle('is-over', table.status === 'round_over' || (waiting && !blank));
     board.el.classList.toggle('is-offline', conn.status !== 'online');
   }
 
@@ -287,10 +293,15 @@ export function mountGame(main, { tableId, watch }) {
     if (mySeats(t).length) presence.role = 'player';
     const jump = !prev || prev.round !== t.round;
     const v = currentView();
+    const focused = document.activeElement;
     scores.render(t, v);
     renderBoard(!jump || t.moves.length <= 1);
     moves.render(t, v, departure);
     controls.render(t, v);
+    // A control that hides while it has the focus (Rematch, once the next
+    // round starts) would drop keyboard users at the top of the page: the
+    // focus goes to the board instead.
+    if (focused instanceof HTMLButtonElement && controls.buttons.includes(focused) && focused.hidden) board.focus();
     // Pass and play is one screen: a chat there has nobody to talk to.
     chat.el.hidden = v.isPass();
     document.body.classList.toggle('is-spectator', v.seats.length === 0);

@@ -174,9 +174,17 @@ export function mountHome(main) {
       /** @type {Record<string, string | undefined>} */
       const states = { waiting: 'waiting', in_progress: `move ${table.move_number + 1}`, round_over: 'round over' };
       const state = states[table.status] ?? '';
+      // A round against a person runs on while the player is here: staying
+      // away past the reconnect time loses it (docs/protocol.md, step_away).
+      const other = seats.length === 1 ? (seats[0] === 'X' ? table.players.o : table.players.x) : null;
+      const urgent = table.status === 'in_progress' && Boolean(other && !other.bot);
       rows.push(
         h('li.row', {},
-          h('span.row-main', {}, h('span.row-title', {}, opp), h('span.row-sub', {}, `Round ${table.round} · ${state}`)),
+          h('span.row-main', {},
+            h('span.row-title', {}, opp),
+            h('span.row-sub', {}, `Round ${table.round} · ${state}`),
+            urgent ? h('span.row-sub.row-urgent', {}, 'Still running: come back soon, or the round is lost') : null,
+          ),
           h('a.btn.btn-small.btn-primary', { href: `/t/${encodeURIComponent(id)}`, 'data-link': true }, 'Continue'),
         ),
       );
