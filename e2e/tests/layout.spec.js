@@ -258,3 +258,20 @@ for (const width of [375, 320]) {
     await expect(page.locator('#conn')).toBeHidden({ timeout: 15_000 });
   });
 }
+
+test('on a phone held sideways the whole board is on the screen, beside the scoreboard', async ({ page }) => {
+  for (const size of [{ width: 667, height: 375 }, { width: 844, height: 390 }]) {
+    await page.setViewportSize(size);
+    await startBotGame(page, { level: 'Easy', side: 'X' });
+    await expect(status(page)).toHaveText('Your turn (X)');
+    const board = await page.locator('.board-wrap').boundingBox();
+    const scores = await page.locator('.scoreboard').boundingBox();
+    expect(board, 'a board').not.toBeNull();
+    expect(scores, 'a scoreboard').not.toBeNull();
+    if (!board || !scores) return;
+    expect(board.y + board.height, `the board's bottom at ${size.width}x${size.height}`).toBeLessThanOrEqual(size.height);
+    expect(board.x + board.width).toBeLessThanOrEqual(size.width);
+    expect(board.width, 'a board big enough to play').toBeGreaterThanOrEqual(240);
+    expect(board.x, 'beside the scoreboard').toBeGreaterThanOrEqual(scores.x + scores.width);
+  }
+});
