@@ -155,7 +155,10 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
         assert_eq!(seen.moves[i], cell);
     }
     let end = table_until(&mut otto, &mut last, |t| t.status == TableStatus::RoundOver).await;
-    let screen = tmux.wait_for("the result", |s| s.contains("wins (line)"));
+    // In words, not the protocol's reason ("wins (line)").
+    let screen = tmux.wait_for("the result", |s| {
+        s.contains("You win (X) — three") || s.contains("Otto (X) wins — three")
+    });
     assert_eq!(board(&screen), "XO.XO.X..", "{screen}");
     assert_eq!(end.board, "XO.XO.X..");
     assert_eq!(end.scores.x, 1);

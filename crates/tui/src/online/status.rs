@@ -1,7 +1,7 @@
 //! The table screen's status line: whose turn it is and the clock, or
 //! the result of the round and, for its players, the rematch key.
 
-use oxo_core::{Outcome, Player};
+use oxo_core::{Outcome, Player, WinReason};
 use oxo_protocol::{TableState, TableStatus};
 
 use super::state::Online;
@@ -13,6 +13,47 @@ fn rematch(me: Option<Player>) -> &'static str {
         " · r asks for a rematch"
     } else {
         ""
+    }
+}
+
+/// What the loser of a round did, in the browser's words
+/// (`web/js/outcome.js`, `REASONS`): "forfeited" (leaving mid-round is a
+/// forfeit too), "did not come back in time", "ran out of time"; `None`
+/// for a line.
+fn loser_verb(reason: WinReason) -> Option<&'static str> {
+    match reason {
+        WinReason::Line { .. } => None,
+        WinReason::Forfeit => Some("forfeited"),
+        WinReason::Dropped => Some("did not come back in time"),
+        WinReason::Timeout => Some("ran out of time"),
+    }
+}
+
+/// A won round in words, as the browser's game page says it from where
+/// the reader sits (`seatedOutcome`), with the marks: "You win (X) —
+/// three in a row", "Bob (O) wins — you ran out of time", and for a
+/// watcher "Ann (X) wins — Bob forfeited".
+fn won(
+    winner: Player,
+    reason: WinReason,
+    me: Option<Player>,
+    name: impl Fn(Player) -> String,
+) -> String {
+    let who = |p: Player| {
+        if me == Some(p) {
+            "you".to_owned()
+        } else {
+            name(p)
+        }
+    };
+    let said = if me == Some(winner) {
+        format!("You win ({winner})")
+    } else {
+        format!("{} ({winner}) wins", name(winner))
+    };
+    match loser_verb(reason) {
+        Some(verb) => format!("{said} — {} {verb}", who(!winner)),
+        None => format!("{said} — three in a row"),
     }
 }
 
@@ -30,12 +71,9 @@ pub(super) fn status(o: &Online, t: &TableState, me: Option<Player>) -> String {
         (TableStatus::Closed, _) => "The table is closed".to_owned(),
         // Only players are offered a rematch: a watcher's `r` is refused.
         (_, Some(Outcome::Draw)) => format!("Draw!{}", rematch(me)),
-        (_, Some(Outcome::Win { winner, reason })) => format!(
-            "{} ({winner}) wins ({}){}",
-            name(winner),
-            reason.as_str(),
-            rematch(me)
-        ),
+        (_, Some(Outcome::Win { winner, reason })) => {
+            format!("{}{}", won(winner, reason, me, name), rematch(me))
+        }
         (_, None) => {
             let Some(turn) = t.turn else {
                 return String::new();

@@ -77,7 +77,7 @@ fn whose_turn_the_clock_and_the_result_show_at_every_size() {
     table_msg(&mut o, &table);
     for (width, height) in SIZES {
         let (_, screen) = draw(&o, width, height);
-        assert!(screen.contains("Me (X) wins"), "{width}x{height}\n{screen}");
+        assert!(screen.contains("You win (X)"), "{width}x{height}\n{screen}");
     }
 }
 
@@ -121,4 +121,46 @@ fn x_won_the_top_row(table: &mut TableState) {
                 .with(Square::C1),
         },
     });
+}
+
+#[test]
+fn a_result_says_how_the_round_was_won_in_the_browsers_words() {
+    use super::super::status::status;
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut table = state("t1", "me");
+    x_won_the_top_row(&mut table);
+    let said = |o: &super::Online, t: &TableState| status(o, t, o.seat_at(t));
+    table_msg(&mut o, &table);
+    assert_eq!(
+        said(&o, &table),
+        "You win (X) — three in a row · r asks for a rematch"
+    );
+    for (reason, words) in [
+        (WinReason::Timeout, "Bob (O) wins — you ran out of time"),
+        (WinReason::Forfeit, "Bob (O) wins — you forfeited"),
+        (
+            WinReason::Dropped,
+            "Bob (O) wins — you did not come back in time",
+        ),
+    ] {
+        table.outcome = Some(Outcome::Win {
+            winner: Player::O,
+            reason,
+        });
+        assert_eq!(said(&o, &table), format!("{words} · r asks for a rematch"));
+    }
+    // A watcher reads both names, and is offered no rematch.
+    let mut watched = state("t2", "ann");
+    x_won_the_top_row(&mut watched);
+    if let Some(x) = watched.players.x.as_mut() {
+        x.name = "Ann".into();
+    }
+    watched.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Timeout,
+    });
+    assert_eq!(said(&o, &watched), "Ann (X) wins — Bob ran out of time");
+    watched.outcome = Some(Outcome::Draw);
+    assert_eq!(said(&o, &watched), "Draw!");
 }
