@@ -18,8 +18,9 @@ const LOBBY: [(&str, &str); 12] = [
     ("w", "watch the table"),
     ("c", "new public table"),
     ("p", "new private table"),
-    ("1 2 3 4", "play a bot: random,"),
-    ("", "easy, medium, best"),
+    // The server's bots by their names, as the browser shows them.
+    ("1 2 3 4", "bots: Random, Easy,"),
+    ("", "Medium, Impossible"),
     ("s", "who starts"),
     ("t", "time per move"),
     ("?", "show this help"),

@@ -59,3 +59,17 @@ fn question_mark_is_typed_in_a_chat_line() {
     let (_, screen) = draw(&o, 80, 24);
     assert!(!screen.contains("press any key to close"), "{screen}");
 }
+
+#[test]
+fn the_lobby_help_names_the_bots_as_the_footer_and_the_browser_do() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    press(&mut o, "?");
+    for (width, height) in [(32, 14), (80, 24)] {
+        let (_, screen) = draw(&o, width, height);
+        for bot in ["Random", "Easy", "Medium", "Impossible"] {
+            assert!(screen.contains(bot), "{bot}: {width}x{height}\n{screen}");
+        }
+        assert!(!screen.contains("best"), "{width}x{height}\n{screen}");
+    }
+}
