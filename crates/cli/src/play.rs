@@ -52,7 +52,8 @@ pub(crate) struct PlayArgs {
     /// Use the plain line mode even on a terminal: the board as text, one
     /// move (b2 or 5) or command (undo, restart, scores, hint, next, help,
     /// quit) per line. It is also used whenever standard input or output is
-    /// not a terminal, and when TERM is dumb.
+    /// not a terminal, and when TERM is dumb. Offline games only: online
+    /// play needs the full screen.
     #[arg(long)]
     plain: bool,
     /// Seed for the bots and the coin toss; the same seed and moves replay the
@@ -72,8 +73,17 @@ pub(crate) struct PlayArgs {
     name: Option<String>,
 }
 
+/// Why `--plain` is refused with `--server` or a link.
+const PLAIN_ONLINE: &str = "--plain is for offline games; online play needs the full screen";
+
 pub(crate) fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if let Some(address) = args.link.or(args.server) {
+        if args.plain {
+            // A usage error like clap's own (exit status 2), saying why.
+            let mut play = <PlayArgs as clap::Args>::augment_args(clap::Command::new("oxo play"));
+            play.error(clap::error::ErrorKind::ArgumentConflict, PLAIN_ONLINE)
+                .exit();
+        }
         oxo_tui::run_online(address, args.name)?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -222,6 +222,16 @@ mod line_mode {
             (&["--first", "y"][..], "is not a first-move rule"),
             (&["--x", ""][..], "cannot be empty"),
             (&["--seed", "abc"][..], "--seed"),
+            // Online play has no line mode: refused, not ignored.
+            (
+                &["--server", "http://127.0.0.1:9", "--plain"][..],
+                "--plain is for offline games; online play needs the full screen",
+            ),
+            (
+                &["--plain", "http://127.0.0.1:9/t/abc"][..],
+                "--plain is for offline games",
+            ),
+            (&["--plain", "--server"][..], "--plain is for offline games"),
         ] {
             let out = play(args, b"");
             assert_eq!(out.status.code(), Some(2), "{args:?}");
