@@ -42,7 +42,8 @@ pub(crate) enum News {
     Created(TableId),
     /// A request was refused: the server's words.
     Refused(String),
-    /// The connection dropped; trying again.
+    /// The connection dropped, or trying again failed: what to tell the
+    /// player ([`dropped`], [`retrying`]).
     Reconnecting(String),
     /// The server cannot be reached at all, or refused the player.
     Failed(String),
@@ -66,7 +67,7 @@ pub(crate) async fn run(
                 return;
             }
             Err(e) => {
-                let _ = news.send(News::Reconnecting(e.to_string()));
+                let _ = news.send(News::Reconnecting(retrying(&e, delay)));
                 // Wait before trying again, unless the screen goes away.
                 let pause = tokio::time::sleep(delay);
                 tokio::pin!(pause);
@@ -123,17 +124,57 @@ pub(crate) async fn run(
                             Some(Event::Closed(why)) => why,
                             _ => None,
                         };
-                        let why = why.map_or_else(
-                            || "the connection dropped".to_owned(),
-                            |(code, reason)| format!("the server closed the connection ({code}: {reason})"),
-                        );
-                        let _ = news.send(News::Reconnecting(why));
+                        let _ = news.send(News::Reconnecting(dropped(why)));
                         break;
                     }
                 },
             }
         }
     }
+}
+
+/// What a player is told when the connection drops: that it is lost,
+/// or the server's reason for closing it (a restart, say), and that it
+/// comes back by itself.
+fn dropped(why: Option<(u16, String)>) -> String {
+    match why {
+        Some((_, reason)) if !reason.is_empty() => {
+            format!("The server closed the connection ({reason}) — reconnecting…")
+        }
+        _ => "Connection lost — reconnecting…".to_owned(),
+    }
+}
+
+/// What a player is told when connecting again failed and the next try
+/// is `delay` away: "Server not reachable — retrying in 2 s (connection
+/// refused)", with a short detail rather than the OS's message.
+fn retrying(e: &Error, delay: Duration) -> String {
+    let secs = delay.as_millis().div_ceil(1000).max(1);
+    let detail = match e {
+        Error::Connect { reason, .. } => short_reason(reason),
+        Error::Timeout(_) => "no answer".to_owned(),
+        Error::Refused { message, .. } => short_reason(message),
+        Error::Closed(_) => "connection closed".to_owned(),
+        Error::BadMessage(_) | Error::Unexpected(_) => "not an oxo server?".to_owned(),
+    };
+    format!("Server not reachable — retrying in {secs} s ({detail})")
+}
+
+/// The gist of a network error's text, for people: no "(os error 111)",
+/// lower case, a failed name lookup as "unknown host", and at most
+/// [`DETAIL_CHARS`] characters.
+fn short_reason(reason: &str) -> String {
+    const DETAIL_CHARS: usize = 32;
+    let lower = reason.to_lowercase();
+    if lower.contains("lookup address") || lower.contains("name or service not known") {
+        return "unknown host".to_owned();
+    }
+    let text = match lower.find(" (os error") {
+        Some(at) => &lower[..at],
+        None => lower.as_str(),
+    };
+    let text = text.strip_prefix("io error: ").unwrap_or(text).trim();
+    crate::text::truncate(text, DETAIL_CHARS)
 }
 
 /// Connects and says hello with the saved token (a token the server no
@@ -258,5 +299,51 @@ fn report(msg: &ClientMsg, reply: Result<ServerMsg, Error>, news: &std_mpsc::Sen
         }
         // The connection's trouble shows as its close.
         Err(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn connect_error(reason: &str) -> Error {
+        Error::Connect {
+            url: "ws://127.0.0.1:8080/ws".into(),
+            reason: reason.into(),
+        }
+    }
+
+    #[test]
+    fn a_failed_reconnect_is_said_in_a_players_words_with_a_short_detail() {
+        let two = Duration::from_secs(2);
+        assert_eq!(
+            retrying(&connect_error("Connection refused (os error 111)"), two),
+            "Server not reachable — retrying in 2 s (connection refused)"
+        );
+        assert_eq!(
+            retrying(
+                &connect_error("failed to lookup address information: Name or service not known"),
+                Duration::from_millis(500),
+            ),
+            "Server not reachable — retrying in 1 s (unknown host)"
+        );
+        assert_eq!(
+            retrying(&Error::Timeout(Duration::from_secs(10)), two),
+            "Server not reachable — retrying in 2 s (no answer)"
+        );
+        // Whatever the detail, it stays short and without OS error numbers.
+        let long = connect_error(&format!("{} (os error 99)", "x".repeat(200)));
+        let said = retrying(&long, two);
+        assert!(!said.contains("os error"), "{said}");
+        assert!(said.chars().count() <= 80, "{said}");
+    }
+
+    #[test]
+    fn a_dropped_connection_is_said_in_a_players_words() {
+        assert_eq!(dropped(None), "Connection lost — reconnecting…");
+        assert_eq!(
+            dropped(Some((1012, "server restarting".into()))),
+            "The server closed the connection (server restarting) — reconnecting…"
+        );
     }
 }

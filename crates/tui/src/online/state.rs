@@ -164,9 +164,9 @@ impl Online {
                 self.name = name;
                 self.me = Some(player_id);
             }
-            News::Reconnecting(why) => {
+            News::Reconnecting(said) => {
                 self.connected = false;
-                self.message = format!("{why}; reconnecting…");
+                self.message = said;
             }
             News::Failed(why) => {
                 self.failed = Some(why);

@@ -297,8 +297,9 @@ fn refusals_and_drops_are_said_and_a_failure_ends() {
     let (mut o, _rx) = online();
     o.news(News::Refused("b2 is already taken".into()));
     assert_eq!(o.message, "b2 is already taken");
-    o.news(News::Reconnecting("the connection dropped".into()));
-    assert!(!o.connected && o.message.contains("reconnecting"));
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    assert!(!o.connected);
+    assert_eq!(o.message, "Connection lost — reconnecting…");
     o.news(News::Failed("cannot connect".into()));
     assert!(!o.running);
     assert_eq!(o.failed.as_deref(), Some("cannot connect"));
@@ -664,7 +665,7 @@ fn a_terminal_too_small_says_so_and_board_keys_do_nothing() {
 #[test]
 fn a_move_while_disconnected_says_it_was_not_sent() {
     let (mut o, mut rx) = seated(".........", &[]);
-    o.news(News::Reconnecting("the connection dropped".into()));
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
     press(&mut o, "5");
     assert!(sent(&mut rx).is_empty());
     assert!(
