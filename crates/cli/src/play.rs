@@ -68,7 +68,9 @@ pub(crate) struct PlayArgs {
     /// play online at that table.
     #[arg(value_name = "LINK")]
     link: Option<oxo_tui::Address>,
-    /// Your name online (the server keeps the last one used with your token).
+    /// Your name online (the server keeps the last one used with your token)
+    /// [default: a friendly name such as "Keen Otter", picked once and kept
+    /// in the config directory].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
 }

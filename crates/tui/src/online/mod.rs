@@ -28,6 +28,7 @@ use crate::signals::{self, Watch};
 use state::Online;
 
 mod help;
+mod names;
 mod net;
 mod state;
 mod status;
@@ -40,8 +41,9 @@ mod view;
 /// news while no key arrives.
 const TICK: Duration = Duration::from_millis(100);
 
-/// Plays online at `address` as `name` (the server's default if `None`)
-/// until the player quits.
+/// Plays online at `address` as `name` until the player quits. Without a
+/// name, a player the server knows keeps theirs, and a new one goes by a
+/// friendly name picked once and remembered ("Keen Otter", see `names`).
 ///
 /// # Errors
 ///

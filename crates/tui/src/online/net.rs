@@ -12,7 +12,7 @@ use oxo_client::{Address, Connection, Error, Event};
 use oxo_protocol::{ClientMsg, ErrorCode, PlayerId, ServerMsg, TableId};
 use tokio::sync::mpsc;
 
-use super::tokens;
+use super::{names, tokens};
 
 /// How often a request refused `table_moving` is sent again, half a
 /// second apart (a takeover takes a lease, 2 s by default).
@@ -178,7 +178,8 @@ fn short_reason(reason: &str) -> String {
 }
 
 /// Connects and says hello with the saved token (a token the server no
-/// longer knows is dropped, and the player starts afresh).
+/// longer knows is dropped, and the player starts afresh) and the name
+/// given, or for a new player the remembered one (`names`).
 async fn connect(
     address: &Address,
     name: Option<&str>,
@@ -186,9 +187,16 @@ async fn connect(
 ) -> Result<Connection, Error> {
     let mut conn = Connection::connect(address).await?;
     let saved = tokens::load(address);
-    let welcome = match conn.hello(saved.as_deref(), name).await {
+    // A new player without --name goes by a friendly name, not `Player`.
+    let named = |new_player| names::for_hello(name, new_player, tokens::config_dir().as_deref());
+    let welcome = match conn
+        .hello(saved.as_deref(), named(saved.is_none()).as_deref())
+        .await
+    {
         Ok(w) => w,
-        Err(Error::Refused { .. }) if saved.is_some() => conn.hello(None, name).await?,
+        Err(Error::Refused { .. }) if saved.is_some() => {
+            conn.hello(None, named(true).as_deref()).await?
+        }
         Err(e) => return Err(e),
     };
     if let Err(e) = tokens::save(address, &welcome.token) {

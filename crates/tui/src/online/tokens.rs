@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use oxo_client::Address;
 
 /// The directory of oxo's own files, if one can be named.
-fn config_dir() -> Option<PathBuf> {
+pub(super) fn config_dir() -> Option<PathBuf> {
     let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(dir) = var("OXO_CONFIG_DIR") {
         return Some(PathBuf::from(dir));
