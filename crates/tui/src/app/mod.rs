@@ -29,10 +29,23 @@ const BOT_PAUSE: Duration = Duration::from_millis(600);
 /// How often the event loop looks for signals while no key arrives.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
-/// The smallest terminal width the game draws in.
+/// The smallest terminal width the game draws in: the small board (21
+/// columns) with room for the status and a message beside the keys.
 pub(crate) const MIN_WIDTH: u16 = 32;
-/// The smallest terminal height the game draws in.
-pub(crate) const MIN_HEIGHT: u16 = 14;
+/// The smallest terminal height the game draws in: the small board (8 rows
+/// with its column letters), whose turn it is (or the result), a message of
+/// up to two rows and one row of keys. Below [`TITLE_HEIGHT`] the title bar
+/// gives way to them; the scoreboard, the move list and chat go first.
+pub(crate) const MIN_HEIGHT: u16 = 12;
+/// The smallest terminal height with the title bar.
+pub(crate) const TITLE_HEIGHT: u16 = 13;
+
+/// What `v` says the values shown are, and the short form for a terminal
+/// where that does not fit (the small board shows `W3`, `D`, `L2`).
+pub(crate) const VALUES_NOTE: &str =
+    "Values with perfect play: win/loss in N plies (moves by both), or draw";
+/// The short form of [`VALUES_NOTE`].
+pub(crate) const VALUES_NOTE_SHORT: &str = "Values: W/L in N plies, D: draw";
 
 /// Which screen is showing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

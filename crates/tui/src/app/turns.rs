@@ -230,7 +230,7 @@ impl App {
     pub(crate) fn toggle_hints(&mut self) {
         self.hints = !self.hints;
         if self.hints {
-            self.info("Values with perfect play: win/loss in N plies (moves by both), or draw");
+            self.info(super::VALUES_NOTE);
         }
     }
 

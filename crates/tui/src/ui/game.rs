@@ -11,7 +11,7 @@ use ratatui::widgets::Widget;
 
 use super::board::{CellView, Size, render_board};
 use super::panel::render_panel;
-use crate::app::{App, Tone};
+use crate::app::{App, Tone, VALUES_NOTE, VALUES_NOTE_SHORT};
 use crate::session::Session;
 use crate::text::truncate;
 use crate::theme::Theme;
@@ -128,7 +128,9 @@ pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) 
     // Status: whose turn or the result, then the message.
     let status = status_line(s, theme, body.width);
     let mut lines = vec![status];
-    lines.extend(message_lines(app, s, theme, body.width));
+    // The rows left under the status for the message.
+    let room = body.bottom().saturating_sub(layout.status_y + 1);
+    lines.extend(message_lines(app, s, theme, body.width, room));
     if layout.panel.is_none() {
         lines.push(score_line(s, theme, body.width));
     }
@@ -183,8 +185,15 @@ fn status_line(s: &Session, theme: Theme, width: u16) -> Line<'static> {
 }
 
 /// The message under the status, in lines of at most `width` columns
-/// (wrapped at spaces).
-fn message_lines(app: &App, s: &Session, theme: Theme, width: u16) -> Vec<Line<'static>> {
+/// (wrapped at spaces); the values note in its short form when the long
+/// one would take more than `room` rows.
+fn message_lines(
+    app: &App,
+    s: &Session,
+    theme: Theme,
+    width: u16,
+    room: u16,
+) -> Vec<Line<'static>> {
     let (text, style) = if let Some(col) = app.pending_column() {
         let letter = char::from(b'a' + col);
         (format!("{letter}… now the row: 1, 2 or 3"), theme.info())
@@ -196,12 +205,15 @@ fn message_lines(app: &App, s: &Session, theme: Theme, width: u16) -> Vec<Line<'
                 theme.info(),
             ),
             Some(m) => (m.text.clone(), theme.info()),
-            None if app.hints() => (
-                "Values with perfect play: win/loss in N plies (moves by both), or draw".to_owned(),
-                theme.info(),
-            ),
+            None if app.hints() => (VALUES_NOTE.to_owned(), theme.info()),
             None => return vec![Line::default()],
         }
+    };
+    let fits = |text: &str| wrap(text, usize::from(width)).len() <= usize::from(room.max(1));
+    let text = if text == VALUES_NOTE && !fits(&text) {
+        VALUES_NOTE_SHORT.to_owned()
+    } else {
+        text
     };
     wrap(&text, usize::from(width))
         .into_iter()

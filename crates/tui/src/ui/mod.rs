@@ -4,8 +4,9 @@
 //! The title bar and the footer frame every screen; between them goes the
 //! set-up form (`setup`) or the game (`game`: the `board`, the scoreboard
 //! `panel` and the status lines), and the `help` window goes over either.
-//! Below [`MIN_WIDTH`]×[`MIN_HEIGHT`] the screen only says that the terminal
-//! is too small.
+//! Below [`TITLE_HEIGHT`] rows the title bar gives way to the body; below
+//! [`MIN_WIDTH`]×[`MIN_HEIGHT`] the screen only says that the terminal is
+//! too small.
 
 use oxo_core::Player;
 use ratatui::buffer::Buffer;
@@ -14,7 +15,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use crate::app::{App, MIN_HEIGHT, MIN_WIDTH, Overlay, Screen};
+use crate::app::{App, MIN_HEIGHT, MIN_WIDTH, Overlay, Screen, TITLE_HEIGHT};
 use crate::text::{self, truncate};
 use crate::theme::Theme;
 
@@ -44,10 +45,11 @@ pub(crate) fn square_at(area: Rect, x: u16, y: u16) -> Option<oxo_core::Square> 
     game::square_at(body, x, y)
 }
 
-/// The title bar, the body and the footer of the screen.
+/// The title bar (none below [`TITLE_HEIGHT`] rows), the body and the
+/// footer of the screen.
 fn screen_parts(area: Rect) -> [Rect; 3] {
     Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(u16::from(area.height >= TITLE_HEIGHT)),
         Constraint::Fill(1),
         Constraint::Length(1),
     ])
@@ -61,7 +63,9 @@ impl Widget for &App {
             return;
         }
         let [title, body, footer] = screen_parts(area);
-        render_title(self, title, buf);
+        if !title.is_empty() {
+            render_title(self, title, buf);
+        }
         match self.screen() {
             Screen::Setup => render_setup(self.form(), self.theme(), body, buf),
             Screen::Game => {

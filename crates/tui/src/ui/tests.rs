@@ -428,3 +428,90 @@ fn press_q(app: &mut App) {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     app.handle_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
 }
+
+/// Whether all of `text` shows on `terminal`, wrapped or not.
+fn shows_whole(terminal: &Terminal<TestBackend>, text: &str) -> bool {
+    let wanted: Vec<&str> = text.split_whitespace().collect();
+    words(terminal).contains(&wanted.join(" "))
+}
+
+#[test]
+fn twelve_rows_keep_the_board_whose_turn_the_message_and_a_key_line() {
+    for width in [32, 40, 80] {
+        let mut app = game(&[B2, A1, C3]);
+        app.resize(width, 12);
+        assert!(!app.too_small(), "{width}×12");
+        // A1 is taken: refused, and the refusal reads whole.
+        app.play(A1);
+        let warning = app.message().expect("a refusal").text.clone();
+        let terminal = draw(&app, width, 12);
+        let screen = rows(&terminal);
+        let all = screen.join("\n");
+        for row in ["1 │", "2 │", "3 │", "╰─"] {
+            assert!(
+                screen.iter().any(|l| l.contains(row)),
+                "{width}×12: the board's {row}\n{all}"
+            );
+        }
+        assert!(all.contains("Bob (O) to move"), "{width}×12\n{all}");
+        assert!(
+            shows_whole(&terminal, &warning),
+            "{width}×12: {warning}\n{all}"
+        );
+        let last = screen.last().expect("a row");
+        assert!(last.contains("q quit"), "{width}×12: the keys\n{all}");
+        // The round over: the result and how to go on.
+        let mut app = game(&[A1, B1, A2, B2, A3]);
+        app.resize(width, 12);
+        let terminal = draw(&app, width, 12);
+        let all = rows(&terminal).join("\n");
+        assert!(all.contains("Alice (X) wins"), "{width}×12\n{all}");
+        assert!(all.contains("next round"), "{width}×12\n{all}");
+    }
+    // One row less is too small.
+    let screen = words(&draw(&game(&[B2]), 40, 11));
+    assert!(screen.contains("Terminal too small"), "{screen}");
+}
+
+#[test]
+fn twelve_rows_show_the_whole_set_up_form() {
+    for width in [32, 40, 80] {
+        for opponent in 0..3 {
+            let mut app = App::new(Config::default(), Theme::COLOR);
+            for _ in 0..opponent {
+                app.form_mut().cycle(true);
+            }
+            let terminal = draw(&app, width, 12);
+            let all = rows(&terminal).join("\n");
+            for field in ["Mode", "First move", "[ Start ]"] {
+                assert!(all.contains(field), "{width}×12 {opponent}: {field}\n{all}");
+            }
+            assert!(all.contains("Enter start"), "{width}×12: the keys\n{all}");
+        }
+    }
+}
+
+#[test]
+fn the_values_note_reads_whole_on_a_small_terminal() {
+    for (width, height) in [(32, 14), (32, 12), (40, 12), (80, 24)] {
+        let mut app = game(&[A1, B2, C3]);
+        app.toggle_hints();
+        let note = app.message().expect("the note").text.clone();
+        let terminal = draw(&app, width, height);
+        let all = rows(&terminal).join("\n");
+        let short = "Values: W/L in N plies, D: draw";
+        assert!(
+            shows_whole(&terminal, &note) || shows_whole(&terminal, short),
+            "{width}×{height}\n{all}"
+        );
+    }
+}
+
+#[test]
+fn compact_terminal() {
+    let mut app = game(&[B2, A1]);
+    app.toggle_hints();
+    insta::assert_snapshot!(draw(&app, 40, 12).backend());
+    let setup = App::new(Config::default(), Theme::COLOR);
+    insta::assert_snapshot!("compact_set_up", draw(&setup, 40, 12).backend());
+}

@@ -647,17 +647,17 @@ fn the_opponents_away_countdown_ticks() {
 #[test]
 fn a_terminal_too_small_says_so_and_board_keys_do_nothing() {
     let (mut o, mut rx) = seated(".........", &[]);
-    o.resize(40, 12);
-    let (_, screen) = draw(&o, 40, 12);
+    o.resize(40, 11);
+    let (_, screen) = draw(&o, 40, 11);
     assert!(screen.contains("Terminal too small"), "{screen}");
-    assert!(screen.contains("have 40×12"), "{screen}");
+    assert!(screen.contains("have 40×11"), "{screen}");
     press(&mut o, "5f\u{1b}");
     assert!(sent(&mut rx).is_empty(), "nothing happens unseen");
     assert!(o.table.is_some());
     o.resize(80, 24);
     press(&mut o, "5");
     assert_eq!(sent(&mut rx).len(), 1);
-    o.resize(40, 12);
+    o.resize(40, 11);
     press(&mut o, "q");
     assert!(!o.running);
 }
