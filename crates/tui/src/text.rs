@@ -46,6 +46,39 @@ pub(crate) fn wrap(text: &str, max: usize) -> Vec<String> {
     rows
 }
 
+/// `text` broken into rows of at most `max` columns, between words, and
+/// a word wider than a row across rows (a link stays whole to copy); one
+/// empty row for an empty `text`.
+pub(crate) fn wrap_whole(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(2);
+    if text.width() <= max {
+        return vec![text.to_owned()];
+    }
+    let mut rows: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match rows.last_mut() {
+            Some(row) if row.width() + 1 + word.width() <= max => {
+                row.push(' ');
+                row.push_str(word);
+                continue;
+            }
+            _ => {}
+        }
+        let mut row = String::new();
+        for c in word.chars() {
+            if row.width() + c.width().unwrap_or(0) > max {
+                rows.push(std::mem::take(&mut row));
+            }
+            row.push(c);
+        }
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        rows.push(String::new());
+    }
+    rows
+}
+
 /// `text` with every control character written as an escape (`\u{1b}`,
 /// `\t`, ...), so that echoing what someone typed cannot drive the terminal
 /// (change its title, move the cursor, ...).
@@ -73,5 +106,16 @@ mod tests {
         assert_eq!(truncate("太郎太郎", 6), "太郎…");
         assert_eq!(truncate("太郎太郎", 5), "太郎…");
         assert_eq!(width(&truncate("🎉🎉🎉", 4)), 3);
+    }
+
+    #[test]
+    fn wrapping_whole_keeps_every_character() {
+        assert_eq!(wrap_whole("", 10), [""]);
+        assert_eq!(wrap_whole("give a friend", 8), ["give a", "friend"]);
+        assert_eq!(
+            wrap_whole("link: http://h/t/0123456789", 10),
+            ["link:", "http://h/t", "/012345678", "9"]
+        );
+        assert_eq!(wrap_whole("太郎太郎太", 4), ["太郎", "太郎", "太"]);
     }
 }

@@ -28,6 +28,7 @@ use crate::signals::{self, Watch};
 use state::Online;
 
 mod help;
+mod keys;
 mod names;
 mod net;
 mod state;

@@ -1,5 +1,11 @@
 //! Drawing the online screen: the lobby, or the table with its board,
 //! players, clocks, scores and chat.
+//!
+//! Every part is wrapped here, to its width, before it is drawn, so that
+//! the rows a part takes are known when the layout is made (a chat
+//! message's later rows go under its text). In a short terminal the parts
+//! that matter least give way: the chat, the scores, the title, then keys
+//! (one row of them, see `keys`); the board and whose turn it is stay.
 
 use oxo_core::{Bitboard, Board, Player, Square};
 use oxo_protocol::{PlayerInfo, TableState, TableStatus};
@@ -10,10 +16,11 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::help::render_help;
-use super::state::{Online, has_free_seat};
+use super::keys::key_rows;
+use super::state::Online;
 use super::status::status;
-use crate::app::{MIN_HEIGHT, MIN_WIDTH};
-use crate::text::truncate;
+use crate::app::{MIN_HEIGHT, MIN_WIDTH, TITLE_HEIGHT};
+use crate::text::{self, truncate, wrap_whole};
 use crate::ui::board::{CellView, Size, cell_rect, render_board};
 use crate::ui::render_too_small;
 
@@ -28,8 +35,15 @@ const LINK_ROWS: u16 = 3;
 /// Rows kept for the information under the smallest board in a cramped
 /// terminal, where the blank line under the title gives way.
 const CRAMPED_INFO: u16 = 2;
+/// The fewest columns for the information beside the smallest board in a
+/// cramped terminal (else it goes under the board).
+const CRAMPED_BESIDE: u16 = 12;
 /// At most this many rows at the bottom for the message and the keys.
 const FOOTER_MAX: u16 = 4;
+/// In a terminal shorter than this, the keys take one row (else two at
+/// most) and the message two at most: the board and whose turn it is need
+/// the rest.
+const COMPACT_HEIGHT: u16 = 16;
 
 impl Widget for &Online {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -43,7 +57,9 @@ impl Widget for &Online {
             return;
         };
         let layout = TableLayout::of(area, self);
-        buf.set_line(area.x, area.y, &title(self, area.width), area.width);
+        if layout.title {
+            buf.set_line(area.x, area.y, &title(self, area.width), area.width);
+        }
         if let Some((size, rect)) = layout.board {
             let me = self.my_seat();
             let marks = marks(&table.board);
@@ -58,18 +74,14 @@ impl Widget for &Online {
             render_board(&marks, &view, size, rect, self.theme, buf);
         }
         let mut lines = Vec::new();
-        game(self, table, &mut lines);
-        Paragraph::new(fit(lines, layout.info))
-            .wrap(Wrap { trim: false })
-            .render(layout.info, buf);
+        game(self, table, usize::from(layout.info.width), &mut lines);
+        Paragraph::new(fit(lines, layout.info)).render(layout.info, buf);
         if let (Some(rect), Some(link)) = (layout.link, link(self)) {
             Paragraph::new(format!("{LINK_LABEL} {link}"))
                 .wrap(Wrap { trim: false })
                 .render(rect, buf);
         }
-        Paragraph::new(footer(self, area.width).to_vec())
-            .wrap(Wrap { trim: false })
-            .render(layout.footer, buf);
+        Paragraph::new(footer(self, area)).render(layout.footer, buf);
         render_help(self, area, buf);
     }
 }
@@ -77,6 +89,8 @@ impl Widget for &Online {
 /// Where the parts of the table screen go: one home for the drawing and
 /// for mapping clicks to cells.
 struct TableLayout {
+    /// Whether the title line shows (not in a terminal too short for it).
+    title: bool,
     /// The board's size and place, if any board fits.
     board: Option<(Size, Rect)>,
     /// Players, status, spectators and chat.
@@ -145,9 +159,8 @@ impl TableLayout {
 
     /// The layout without the link.
     fn without_link(area: Rect, o: &Online) -> TableLayout {
-        let footer_h = rows(&o.message, area.width)
-            .saturating_add(rows(&keys(o, area.width), area.width))
-            .min(FOOTER_MAX)
+        let footer_h = u16::try_from(footer(o, area).len())
+            .unwrap_or(u16::MAX)
             .min(area.height.saturating_sub(1));
         let footer = Rect::new(
             area.x,
@@ -155,12 +168,20 @@ impl TableLayout {
             area.width,
             footer_h,
         );
-        // Below the title line and a blank line; not the blank line when
-        // the smallest board would leave too little room for the
-        // information under it.
-        let (_, small_h) = Size::Small.labelled();
-        let blank = footer_h + 2 + small_h + CRAMPED_INFO <= area.height;
-        let top = area.y + (1 + u16::from(blank)).min(area.height);
+        // Below the title line (none in a terminal too short for it) and
+        // a blank line; not the blank line when the smallest board would
+        // leave too little room for the information under it.
+        let (small_w, small_h) = Size::Small.labelled();
+        // In a short terminal, the title goes unless there is room for it
+        // with the smallest board and the information beside it (or two
+        // rows of it under).
+        let beside = 1 + small_w + 2 + CRAMPED_BESIDE <= area.width;
+        let info_under = if beside { 0 } else { CRAMPED_INFO };
+        let title = u16::from(
+            area.height >= TITLE_HEIGHT || footer_h + 1 + small_h + info_under <= area.height,
+        );
+        let blank = footer_h + title + 1 + small_h + CRAMPED_INFO <= area.height;
+        let top = area.y + (title + u16::from(blank)).min(area.height);
         let body = Rect::new(area.x, top, area.width, footer.y.saturating_sub(top));
         for size in Size::ALL {
             let (bw, bh) = size.labelled();
@@ -177,6 +198,7 @@ impl TableLayout {
                     info,
                     link: None,
                     footer,
+                    title: title > 0,
                 };
             }
             if bw <= body.width && bh + INFO_HEIGHT <= body.height {
@@ -187,6 +209,7 @@ impl TableLayout {
                     info,
                     link: None,
                     footer,
+                    title: title > 0,
                 };
             }
         }
@@ -196,7 +219,7 @@ impl TableLayout {
         if bw <= body.width && bh <= body.height {
             let board = Rect::new(body.x + 1, body.y, bw, bh);
             let beside = body.right().saturating_sub(board.right() + 2);
-            let info = if beside >= 12 {
+            let info = if beside >= CRAMPED_BESIDE {
                 Rect::new(board.right() + 2, body.y, beside, body.height)
             } else {
                 Rect::new(body.x, board.bottom(), body.width, body.height - bh)
@@ -206,6 +229,7 @@ impl TableLayout {
                 info,
                 link: None,
                 footer,
+                title: title > 0,
             };
         }
         TableLayout {
@@ -213,6 +237,7 @@ impl TableLayout {
             info: body,
             link: None,
             footer,
+            title: title > 0,
         }
     }
 }
@@ -250,21 +275,29 @@ fn marks(text: &str) -> Board {
     board
 }
 
-/// The message and the keys of the screen, `width` columns wide.
-fn footer(o: &Online, width: u16) -> [Line<'static>; 2] {
-    [
-        Line::styled(
-            o.message.clone(),
-            Style::new().add_modifier(Modifier::ITALIC),
-        ),
-        Line::styled(keys(o, width), Style::new().add_modifier(Modifier::DIM)),
-    ]
-}
-
-/// The rows `text` takes wrapped in `width` columns (one at least).
-fn rows(text: &str, width: u16) -> u16 {
-    let w = crate::text::width(text).max(1);
-    u16::try_from(w.div_ceil(usize::from(width.max(1)))).unwrap_or(u16::MAX)
+/// The message and the keys at the bottom of a screen of `area`, in rows
+/// of its width: the keys in two rows at most (one in a short terminal),
+/// the message above them in what is left of [`FOOTER_MAX`] (two rows at
+/// most in a short terminal), a link in it whole.
+fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
+    let compact = area.height < COMPACT_HEIGHT;
+    let keys = key_rows(o, area.width, if compact { 1 } else { 2 });
+    // At a table in a short terminal, the board and the status need the
+    // rest; the lobby's list scrolls.
+    let room = if compact && o.table.is_some() {
+        2
+    } else {
+        usize::from(FOOTER_MAX).saturating_sub(keys.len()).max(1)
+    };
+    let italic = Style::new().add_modifier(Modifier::ITALIC);
+    let mut lines: Vec<Line<'static>> = wrap_whole(&o.message, usize::from(area.width))
+        .into_iter()
+        .take(room)
+        .map(|row| Line::styled(row, italic))
+        .collect();
+    let dim = Style::new().add_modifier(Modifier::DIM);
+    lines.extend(keys.into_iter().map(|row| Line::styled(row, dim)));
+    lines
 }
 
 fn title(o: &Online, width: u16) -> Line<'static> {
@@ -285,50 +318,13 @@ fn title(o: &Online, width: u16) -> Line<'static> {
     )
 }
 
-/// The keys of the screen: at a table, the main ones only when all of
-/// them would take more than two rows of `width` columns.
-fn keys(o: &Online, width: u16) -> String {
-    let all = all_keys(o);
-    if o.table.is_none() || rows(&all, width) <= 2 {
-        return all;
-    }
-    match o.my_seat() {
-        Some(_) => "1-9 play · r rematch · f forfeit · Esc leave · q quit",
-        None => "Esc leave · q quit",
-    }
-    .to_owned()
-}
-
-/// Every key of the screen.
-fn all_keys(o: &Online) -> String {
-    if o.typing.is_some() {
-        return "Enter send · Esc cancel".to_owned();
-    }
-    match &o.table {
-        None => format!(
-            "↑↓ select · Enter join · w watch · c new public table · p new private · \
-             1-4 vs bot (random, easy, medium, impossible) · s starts: {} · t {} · ? keys · q quit",
-            o.starter.describe(),
-            o.clock_text()
-        ),
-        Some(t) if o.my_seat().is_none() => if has_free_seat(t) {
-            "watching · Enter or 1-9 take the free seat · m chat · Esc leave · ? keys · q quit"
-        } else {
-            "watching · m chat · Esc leave · ? keys · q quit"
-        }
-        .to_owned(),
-        Some(_) => "arrows/hjkl + Enter or 1-9 play · r rematch · f forfeit · m chat · \
-                    Esc leave · ? keys · q quit"
-            .to_owned(),
-    }
-}
-
 /// The lobby screen: the title, the open tables (scrolled to keep the
 /// selection in sight), and the message and the keys at the bottom.
 fn render_lobby(o: &Online, area: Rect, buf: &mut Buffer) {
     // The title, a blank line, the heading and one table stay above.
-    let footer_h = rows(&o.message, area.width)
-        .saturating_add(rows(&keys(o, area.width), area.width))
+    let footer_lines = footer(o, area);
+    let footer_h = u16::try_from(footer_lines.len())
+        .unwrap_or(u16::MAX)
         .min(area.height.saturating_sub(4));
     let bottom = Rect::new(
         area.x,
@@ -344,9 +340,7 @@ fn render_lobby(o: &Online, area: Rect, buf: &mut Buffer) {
         Rect::new(area.x, area.y, area.width, bottom.y - area.y),
         buf,
     );
-    Paragraph::new(footer(o, area.width).to_vec())
-        .wrap(Wrap { trim: false })
-        .render(bottom, buf);
+    Paragraph::new(footer_lines).render(bottom, buf);
 }
 
 /// The open tables, `room` of them at most (those around the selection),
@@ -415,9 +409,16 @@ fn info(p: Option<&PlayerInfo>, elapsed: u64) -> String {
     }
 }
 
-/// The lines beside (or under) the board, each with how long it stays
-/// when they do not all fit: lower numbers stay longer.
-fn game(o: &Online, t: &TableState, lines: &mut Vec<(u8, Line<'static>)>) {
+/// The lines beside (or under) the board, in rows of `width` columns,
+/// each with how long it stays when they do not all fit: lower numbers
+/// stay longer.
+fn game(o: &Online, t: &TableState, width: usize, lines: &mut Vec<(u8, Vec<Line<'static>>)>) {
+    let wrapped = |text: &str| -> Vec<Line<'static>> {
+        wrap_whole(text, width)
+            .into_iter()
+            .map(Line::from)
+            .collect()
+    };
     let me = o.my_seat();
     let you = |p: Player| if me == Some(p) { " (you)" } else { "" };
     let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -428,40 +429,66 @@ fn game(o: &Online, t: &TableState, lines: &mut Vec<(u8, Line<'static>)>) {
             you(p),
             t.scores.wins(p)
         );
-        lines.push((1, Line::from(line)));
+        lines.push((1, wrapped(&line)));
     }
     let draws = format!("draws {} · round {}", t.scores.draws, t.round);
-    lines.push((2, Line::from(draws)));
+    lines.push((2, wrapped(&draws)));
     // Whose turn, the clock, the result: last to go.
-    lines.push((0, Line::from(status(o, t, me))));
-    lines.push((4, Line::default()));
+    lines.push((0, wrapped(&status(o, t, me))));
+    lines.push((4, vec![Line::default()]));
     if t.spectators > 0 {
-        lines.push((3, Line::from(format!("{} watching", t.spectators))));
+        lines.push((3, wrapped(&format!("{} watching", t.spectators))));
     }
     // The oldest chat line goes first.
     let older = |i: usize| u8::try_from(o.chat.len() - i).unwrap_or(u8::MAX);
     for (i, c) in o.chat.iter().enumerate() {
-        lines.push((5_u8.saturating_add(older(i)), Line::from(format!("  {c}"))));
+        lines.push((5_u8.saturating_add(older(i)), chat_rows(c, width)));
     }
     if let Some(typed) = &o.typing {
-        lines.push((0, Line::from(format!("say: {typed}▏"))));
+        lines.push((0, wrapped(&format!("say: {typed}▏"))));
     }
 }
 
-/// The `lines` that fit in `area` wrapped, in their order: while they
-/// take too many rows, the one that goes first (the highest number; the
-/// last of equals) is left out.
-fn fit(mut lines: Vec<(u8, Line<'static>)>, area: Rect) -> Vec<Line<'static>> {
-    let taken = |lines: &[(u8, Line<'static>)]| -> u32 {
-        lines
-            .iter()
-            .map(|(_, l)| u32::from(rows(&l.to_string(), area.width)))
-            .sum()
+/// A chat line (`Bob: text`) in rows of `width` columns, two in from the
+/// edge, its text's later rows under its first word (under a long name,
+/// four in).
+fn chat_rows(line: &str, width: usize) -> Vec<Line<'static>> {
+    let (from, said) = match line.split_once(": ") {
+        Some((from, said)) => (format!("{from}: "), said),
+        None => (String::new(), line),
     };
-    while taken(&lines) > u32::from(area.height) && lines.len() > 1 {
+    let indent = 2 + text::width(&from);
+    let (first, rest, rows) = if indent <= width / 2 {
+        let rows = wrap_whole(said, width - indent);
+        ("  ".to_owned() + &from, " ".repeat(indent), rows)
+    } else {
+        let rows = wrap_whole(&format!("{from}{said}"), width.saturating_sub(4));
+        ("  ".to_owned(), "    ".to_owned(), rows)
+    };
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let lead = if i == 0 {
+                first.as_str()
+            } else {
+                rest.as_str()
+            };
+            Line::from(format!("{lead}{row}"))
+        })
+        .collect()
+}
+
+/// The `lines` that fit in `area`, in their order, each a group of rows
+/// already wrapped to its width: while they take too many rows, the group
+/// that goes first (the highest number; the last of equals) is left out.
+fn fit(mut lines: Vec<(u8, Vec<Line<'static>>)>, area: Rect) -> Vec<Line<'static>> {
+    let taken = |lines: &[(u8, Vec<Line<'static>>)]| -> usize {
+        lines.iter().map(|(_, rows)| rows.len()).sum()
+    };
+    while taken(&lines) > usize::from(area.height) && lines.len() > 1 {
         if let Some(worst) = (0..lines.len()).max_by_key(|&i| lines[i].0) {
             lines.remove(worst);
         }
     }
-    lines.into_iter().map(|(_, l)| l).collect()
+    lines.into_iter().flat_map(|(_, rows)| rows).collect()
 }

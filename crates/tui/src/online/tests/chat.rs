@@ -67,3 +67,47 @@ fn a_tall_screen_shows_more_than_the_last_four_lines() {
     let (_, screen) = draw(&o, 32, 14);
     assert!(!screen.contains("Bob: one"), "{screen}");
 }
+
+#[test]
+fn a_long_message_wraps_under_its_text() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    let words = "the quick brown fox jumps over the lazy dog and runs far away";
+    o.news(chat("t1", "Bob", words));
+    for (width, height) in [(64, 22), (110, 30), (80, 24)] {
+        let (_, screen) = draw(&o, width, height);
+        // By characters: the board's lines are drawn with wide bytes.
+        let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+        let text = |row: &[char], from: usize| -> String {
+            row.get(from..)
+                .unwrap_or_default()
+                .iter()
+                .collect::<String>()
+        };
+        let (first, at) = rows
+            .iter()
+            .enumerate()
+            .find_map(|(y, row)| {
+                text(row, 0)
+                    .find("Bob: the")
+                    .map(|b| (y, text(row, 0)[..b].chars().count()))
+            })
+            .unwrap_or_else(|| panic!("{width}x{height}: the message\n{screen}"));
+        let under = at + "Bob: ".len();
+        // Every continuation row starts under the text, until the last word.
+        let mut seen = text(&rows[first], under).trim_end().to_owned();
+        for row in &rows[first + 1..] {
+            if seen.ends_with("away") {
+                break;
+            }
+            assert!(
+                row[at..under].iter().all(|&c| c == ' ') && row.get(under) != Some(&' '),
+                "{width}x{height}: a row under the text\n{screen}"
+            );
+            seen.push(' ');
+            seen.push_str(text(row, under).trim_end());
+        }
+        assert_eq!(seen, words, "{width}x{height}\n{screen}");
+    }
+}

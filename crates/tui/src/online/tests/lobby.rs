@@ -46,3 +46,55 @@ fn esc_in_the_lobby_does_not_quit_and_says_what_does() {
     o.key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
     assert!(!o.running);
 }
+
+#[test]
+fn twelve_rows_show_the_list_the_message_and_one_line_of_keys() {
+    let (mut o, _rx) = online();
+    let tables = (0..19).map(|i| lobby_entry(&format!("t{i}"))).collect();
+    o.news(News::Message(Box::new(ServerMsg::Lobby { tables })));
+    o.message = "Connected".to_owned();
+    for width in [32, 40, 80] {
+        o.resize(width, 12);
+        assert!(!o.too_small(), "{width}×12");
+        for down in [0, 5, 18] {
+            o.selected = down;
+            let (_, screen) = draw(&o, width, 12);
+            let lines: Vec<&str> = screen.lines().collect();
+            assert!(screen.contains("Open tables"), "{width}×12\n{screen}");
+            assert!(screen.contains('▸'), "{width}×12 at {down}\n{screen}");
+            assert!(
+                lines.iter().any(|l| l.starts_with("Connected")),
+                "{width}×12: the message\n{screen}"
+            );
+            let last = lines.last().copied().unwrap_or_default();
+            assert!(
+                last.contains("? keys") && last.contains("q quit"),
+                "{width}×12: one line of keys\n{screen}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_keys_take_at_most_two_lines_at_80_columns() {
+    let (mut o, _rx) = online();
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![lobby_entry("t1")],
+    })));
+    o.message = "Connected".to_owned();
+    let (_, screen) = draw(&o, 80, 24);
+    let lines: Vec<&str> = screen.lines().collect();
+    let message = lines
+        .iter()
+        .position(|l| l.starts_with("Connected"))
+        .expect("the message");
+    let keys = &lines[message + 1..];
+    assert!(
+        keys.iter().filter(|l| !l.trim().is_empty()).count() <= 2,
+        "{screen}"
+    );
+    let keys = keys.join(" ");
+    for key in ["Enter join", "w watch", "1-4", "? keys", "q quit"] {
+        assert!(keys.contains(key), "{key}\n{screen}");
+    }
+}

@@ -164,3 +164,35 @@ fn a_result_says_how_the_round_was_won_in_the_browsers_words() {
     watched.outcome = Some(Outcome::Draw);
     assert_eq!(said(&o, &watched), "Draw!");
 }
+
+#[test]
+fn twelve_rows_keep_the_board_whose_turn_and_a_key_line() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut table = state("t1", "me");
+    table.time_left_ms = Some(25_000);
+    table_msg(&mut o, &table);
+    for width in [32, 40, 80] {
+        o.resize(width, 12);
+        assert!(!o.too_small(), "{width}×12");
+        let (_, screen) = draw(&o, width, 12);
+        for row in ["1 │", "2 │", "3 │", "╰─"] {
+            assert!(screen.contains(row), "{width}×12: {row}\n{screen}");
+        }
+        assert!(screen.contains("Your move (X)"), "{width}×12\n{screen}");
+        let last = screen.lines().last().unwrap_or_default();
+        assert!(
+            last.contains("? keys") && last.contains("q quit"),
+            "{width}×12: one line of keys\n{screen}"
+        );
+    }
+    x_won_the_top_row(&mut table);
+    table_msg(&mut o, &table);
+    for width in [32, 40, 80] {
+        let (_, screen) = draw(&o, width, 12);
+        assert!(screen.contains("You win (X)"), "{width}×12\n{screen}");
+    }
+    o.resize(40, 11);
+    let (_, screen) = draw(&o, 40, 11);
+    assert!(screen.contains("Terminal too small"), "{screen}");
+}
