@@ -515,3 +515,46 @@ async fn a_table_opened_later_shows_the_chat_so_far() {
     });
     common::stop(scene.server).await;
 }
+
+/// The name in the title line (` oxo · URL as NAME · online`), if shown.
+fn title_name(screen: &str) -> Option<String> {
+    let title = screen.lines().next()?;
+    let (_, rest) = title.split_once(" as ")?;
+    let (name, _) = rest.split_once(" · ")?;
+    Some(name.to_owned())
+}
+
+#[tokio::test]
+async fn without_a_name_a_new_player_goes_by_a_friendly_one_kept_for_next_time() {
+    let dir = common::TempDir::new("play-name");
+    let (server, addr) = serve(&dir.join("oxo.db"), "127.0.0.1:0").await;
+    let url = format!("http://{addr}");
+    let cfg = dir.join("cfg");
+    let config = format!("OXO_CONFIG_DIR={}", cfg.display());
+    let command = ["env", &config, OXO, "play", "--server", &url];
+    let named = |tmux: &Tmux| {
+        let screen = tmux.wait_for("the lobby, named", |s| {
+            s.contains("Open tables") && title_name(s).is_some()
+        });
+        title_name(&screen).expect("a name")
+    };
+    let name = {
+        let Some(tmux) = Tmux::start_command("online_name", 80, 24, &command) else {
+            return;
+        };
+        named(&tmux)
+    };
+    // Not the server's default for everyone: an adjective and an animal.
+    assert_ne!(name, "Player");
+    assert_eq!(name.split(' ').count(), 2, "{name}");
+    let kept = std::fs::read_to_string(cfg.join("name.txt")).expect("the name is kept");
+    assert_eq!(kept.trim(), name);
+    // A new player again (the token forgotten): the same name.
+    std::fs::remove_file(cfg.join("tokens.json")).expect("the token file");
+    let Some(tmux) = Tmux::start_command("online_name_again", 80, 24, &command) else {
+        return;
+    };
+    assert_eq!(named(&tmux), name);
+    drop(tmux);
+    common::stop(server).await;
+}
