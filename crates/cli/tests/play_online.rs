@@ -198,6 +198,12 @@ async fn the_terminal_plays_online_against_another_client_and_survives_a_dropped
     server.kill().await.expect("kill the server");
     let _ = server.wait().await;
     tmux.wait_for("the drop", |s| s.contains("reconnecting"));
+    // Said in a player's words, not the OS's ("Connection refused (os
+    // error 111)").
+    let screen = tmux.wait_for("a failed retry", |s| {
+        s.contains("Server not reachable — retrying in")
+    });
+    assert!(!screen.contains("os error"), "{screen}");
     let (server, _) = serve(&db, &addr.to_string()).await;
     let screen = tmux.wait_for("the terminal back online", |s| {
         s.contains("· online") && board(s) == after_one
