@@ -564,3 +564,55 @@ async fn without_a_name_a_new_player_goes_by_a_friendly_one_kept_for_next_time()
     drop(tmux);
     common::stop(server).await;
 }
+
+#[tokio::test]
+async fn ctrl_z_closes_the_connection_at_once_and_fg_opens_it_again() {
+    let dir = common::TempDir::new("online_ctrl_z");
+    let (server, addr) = serve(&dir.join("oxo.db"), "127.0.0.1:0").await;
+    let address: Address = format!("http://{addr}").parse().expect("an address");
+    let mut otto = client(&address, "Otto", None).await;
+    let mut ann = client(&address, "Ann", None).await;
+    let (table, _) = otto_and_ann(&mut otto.0, &mut ann.0).await;
+    // Tess's terminal runs as a job of an interactive shell, so that
+    // Ctrl-Z stops it and `fg` continues it.
+    let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
+    let command = ["env", &config, "bash", "--norc", "--noprofile", "-i"];
+    let Some(tmux) = Tmux::start_command("online_ctrl_z", 64, 22, &command) else {
+        return;
+    };
+    tmux.wait_for("the shell", |s| s.contains("bash"));
+    tmux.send(&[
+        "-l",
+        &format!("'{OXO}' play --server http://{addr} --name Tess"),
+    ]);
+    tmux.send(&["Enter"]);
+    tmux.wait_for("the table in the lobby", |s| {
+        s.contains("Otto vs Ann") || s.contains("Ann vs Otto")
+    });
+    tmux.send(&["w"]);
+    tmux.wait_for("the watched table", |s| s.contains("watching ·"));
+    let mut last = None;
+    table_until(&mut otto.0, &mut last, |t| {
+        t.id == table && t.spectators == 1
+    })
+    .await;
+
+    // Stopped: the table sees her gone within seconds, not after the
+    // server's idle timeout (a minute).
+    tmux.send(&["C-z"]);
+    tmux.wait_for("the shell's job report", |s| s.contains("Stopped"));
+    let gone = tokio::time::timeout(
+        Duration::from_secs(5),
+        table_until(&mut otto.0, &mut last, |t| t.spectators == 0),
+    )
+    .await;
+    assert!(gone.is_ok(), "still watching while stopped: {last:?}");
+
+    // Continued: she is back, watching the same table.
+    tmux.send(&["-l", "clear; fg"]);
+    tmux.send(&["Enter"]);
+    table_until(&mut otto.0, &mut last, |t| t.spectators == 1).await;
+    tmux.wait_for("the watched table again", |s| s.contains("watching ·"));
+    tmux.send(&["q"]);
+    common::stop(server).await;
+}

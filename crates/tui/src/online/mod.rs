@@ -113,12 +113,17 @@ fn run(
         }
         terminal.draw(|frame| frame.render_widget(&*online, frame.area()))?;
         if signals.resumed() {
+            online.resume_network();
             terminal.clear()?;
             continue;
         }
         if online.take_suspend() {
-            // Ctrl-Z: as offline, the signal thread restores the terminal,
-            // stops, and sets it up again on `fg`; `resumed` then repaints.
+            // Ctrl-Z: the connection closes first (the table sees the
+            // player away at once, not after the server's idle timeout);
+            // then, as offline, the signal thread restores the terminal,
+            // stops, and sets it up again on `fg`; `resumed` then
+            // connects again and repaints.
+            online.pause_network();
             signals::suspend();
             continue;
         }

@@ -29,6 +29,11 @@ pub(crate) enum Ask {
     Send(ClientMsg),
     /// The table now shown (to sync it again after a reconnect).
     Showing(Option<TableId>),
+    /// The game is about to stop (Ctrl-Z): close the connection, say so
+    /// on the channel, and stay away until [`Ask::Resume`].
+    Pause(std_mpsc::Sender<()>),
+    /// The game goes on after a stop: connect again.
+    Resume,
 }
 
 /// What the server said, or what happened to the connection.
@@ -80,6 +85,12 @@ pub(crate) async fn run(
                             Some(Ask::Send(_)) => {
                                 let _ = news.send(News::Refused(NOT_SENT.to_owned()));
                             }
+                            // No connection to close; retrying goes on
+                            // once the game does.
+                            Some(Ask::Pause(done)) => {
+                                let _ = done.send(());
+                            }
+                            Some(Ask::Resume) => {}
                         },
                     }
                 }
@@ -112,6 +123,15 @@ pub(crate) async fn run(
                         showing = table;
                     }
                     Some(Ask::Send(msg)) => send(&mut conn, msg, &news).await,
+                    Some(Ask::Pause(done)) => {
+                        let _ = tokio::time::timeout(CLOSE_WAIT, conn.close()).await;
+                        let _ = done.send(());
+                        if !paused(&mut asks, &mut showing).await {
+                            return;
+                        }
+                        break;
+                    }
+                    Some(Ask::Resume) => {}
                 },
                 event = conn.next_event() => match event {
                     Some(Event::Message(msg)) => {
@@ -129,6 +149,26 @@ pub(crate) async fn run(
                     }
                 },
             }
+        }
+    }
+}
+
+/// How long closing the connection before a stop may take.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// Waits, disconnected, until the game goes on after a stop (`true`), or
+/// the screen goes away (`false`); keeps track of the table shown.
+async fn paused(asks: &mut mpsc::UnboundedReceiver<Ask>, showing: &mut Option<TableId>) -> bool {
+    loop {
+        match asks.recv().await {
+            None => return false,
+            Some(Ask::Resume) => return true,
+            Some(Ask::Showing(table)) => *showing = table,
+            Some(Ask::Pause(done)) => {
+                let _ = done.send(());
+            }
+            // Nothing is sent while stopped (the screen is not running).
+            Some(Ask::Send(_)) => {}
         }
     }
 }

@@ -36,6 +36,9 @@ mod confirm;
 mod seats;
 use confirm::Armed;
 
+/// How long a stop waits for the connection to close first.
+const PAUSE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+
 /// The online screen.
 #[derive(Debug)]
 pub(crate) struct Online {
@@ -136,6 +139,22 @@ impl Online {
     /// Whether Ctrl-Z asked to suspend the game since the last call.
     pub(crate) fn take_suspend(&mut self) -> bool {
         std::mem::take(&mut self.suspend)
+    }
+
+    /// Before a stop (Ctrl-Z): the network closes its connection, so that
+    /// the table sees the player away now rather than after the server's
+    /// idle timeout; waits (a little) until it has.
+    pub(crate) fn pause_network(&self) {
+        let (done, closed) = std::sync::mpsc::channel();
+        if self.asks.send(Ask::Pause(done)).is_ok() {
+            let _ = closed.recv_timeout(PAUSE_WAIT);
+        }
+    }
+
+    /// After a stop: the network connects again (nothing, if it was not
+    /// paused).
+    pub(crate) fn resume_network(&self) {
+        let _ = self.asks.send(Ask::Resume);
     }
 
     fn show(&mut self, table: Option<TableId>) {
