@@ -238,11 +238,11 @@ impl Online {
             ServerMsg::ChatHistory { table_id, messages }
                 if self.table.as_ref().is_some_and(|t| t.id == table_id) =>
             {
-                let from = messages.len().saturating_sub(CHAT_LINES);
-                self.chat = messages[from..]
+                let lines: Vec<String> = messages
                     .iter()
                     .map(|m| chat_line(&m.from_name, &m.text))
                     .collect();
+                self.chat = merged_chat(std::mem::take(&mut self.chat), &lines);
             }
             ServerMsg::Closing { reason } => self.message = reason,
             _ => {}
@@ -503,6 +503,23 @@ impl Online {
             game_id,
         });
     }
+}
+
+/// The chat lines shown with a table's history (oldest first) taken in,
+/// as the browser does: the history picks up where the longest tail of
+/// what is shown ends (after a reconnect, what was said meanwhile follows
+/// it); with nothing in common it is all new, below what is shown (the
+/// server forgot its history in a restart, or more was said meanwhile
+/// than it keeps). The latest [`CHAT_LINES`] are kept.
+fn merged_chat(mut shown: Vec<String>, history: &[String]) -> Vec<String> {
+    let mut common = shown.len().min(history.len());
+    while common > 0 && shown[shown.len() - common..] != history[..common] {
+        common -= 1;
+    }
+    shown.extend_from_slice(&history[common..]);
+    let extra = shown.len().saturating_sub(CHAT_LINES);
+    shown.drain(..extra);
+    shown
 }
 
 /// A chat message as the screen shows it.

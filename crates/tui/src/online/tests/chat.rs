@@ -1,5 +1,5 @@
 //! The chat lines a table screen shows: live messages, and the table's
-//! history replacing them when it comes.
+//! history taken in when it comes.
 
 use oxo_protocol::{ChatLine, PlayerId, ServerMsg};
 
@@ -110,4 +110,23 @@ fn a_long_message_wraps_under_its_text() {
         }
         assert_eq!(seen, words, "{width}x{height}\n{screen}");
     }
+}
+
+#[test]
+fn the_history_adds_only_what_is_not_shown_and_a_forgotten_one_clears_nothing() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    o.news(chat("t1", "Bob", "hi"));
+    o.news(chat("t1", "Bob", "there"));
+    // After a reconnect: what was said meanwhile follows what is shown.
+    o.news(history("t1", &["hi", "there", "missed"]));
+    assert_eq!(o.chat, ["Bob: hi", "Bob: there", "Bob: missed"]);
+    // After a server restart the table's history is gone: the lines
+    // already read stay.
+    o.news(history("t1", &[]));
+    assert_eq!(o.chat, ["Bob: hi", "Bob: there", "Bob: missed"]);
+    // The server's window moved on: it starts inside what is shown.
+    o.news(history("t1", &["there", "missed", "new"]));
+    assert_eq!(o.chat, ["Bob: hi", "Bob: there", "Bob: missed", "Bob: new"]);
 }
