@@ -137,4 +137,14 @@ test("a line from someone watching is marked so, and a player's is not", async (
   await page.reload();
   await expect(status(page)).toHaveText('Your turn (X)');
   await marked(page);
+
+  // The seats change: Bob leaves, Carol takes his seat. Each line keeps
+  // what its writer was when it was written.
+  await bob.locator('#leave').click();
+  await bob.getByRole('button', { name: 'Leave and forfeit?' }).click();
+  await carol.getByRole('button', { name: 'Take the seat' }).click();
+  await expect(status(page)).toHaveText(/^(Your turn \(X\)|Waiting for Carol…)$/);
+  await page.reload();
+  await expect(status(page)).toHaveText(/^(Your turn \(X\)|Waiting for Carol…)$/);
+  await marked(page);
 });

@@ -9,10 +9,10 @@
 // so after a reconnect nothing shows twice or is read out again, and what
 // was shown stays when the server forgot it (a restart).
 //
-// A line from someone who holds no seat (a spectator) is marked
-// "watching", so that the players can tell who plays and who looks on: as
-// the seats are when the line is shown (a message carries who said it, not
-// where they sat), which the page says (`watching`).
+// A line from someone who held no seat when they wrote it (a spectator) is
+// marked "watching", so that the players can tell who plays and who looks
+// on: the server says so with the line (`watching`), so that a line keeps
+// its mark, or its lack of one, whatever the seats are later.
 //
 // It owns its elements and the messages it shows, and nothing else: the
 // page gives it the function that sends a message, and the one that tells
@@ -30,11 +30,10 @@ const MAX_CHAT = 100;
 
 /**
  * Builds the chat panel (`el`). `send(text)` sends a message to the table
- * and settles once the server has answered; `watching(id)` says whether
- * player `id` is at the table without a seat, as far as the page knows.
- * @param {{ send: (text: string) => Promise<unknown>, watching: (playerId: string) => boolean }} options
+ * and settles once the server has answered.
+ * @param {{ send: (text: string) => Promise<unknown> }} options
  */
-export function chatPanel({ send, watching }) {
+export function chatPanel({ send }) {
   /** @type {ChatLine[]} the messages shown, oldest first (one per item of the log) */
   let shown = [];
 
@@ -92,7 +91,7 @@ export function chatPanel({ send, watching }) {
       h(`li.chat-msg${msg.from_id === conn.playerId ? '.is-mine' : ''}`, {},
         h('span.chat-from', {},
           msg.from_name,
-          watching(msg.from_id) ? [' ', h('span.chat-badge', {}, 'watching')] : null,
+          msg.watching ? [' ', h('span.chat-badge', {}, 'watching')] : null,
         ),
         h('span.chat-text', {}, msg.text),
       ),

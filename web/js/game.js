@@ -92,8 +92,6 @@ export function mountGame(main, { tableId, watch }) {
   const moves = moveList();
   const chat = chatPanel({
     send: (text) => presence.request({ type: 'chat', text }),
-    // Someone at the table in neither seat: a spectator.
-    watching: (id) => Boolean(table) && !seatIds(table).includes(id),
   });
 
   main.append(
@@ -416,11 +414,3 @@ function departed(before, t) {
   return null;
 }
 
-/**
- * The ids of the players seated at `t`.
- * @param {TableState | null} t
- * @returns {string[]}
- */
-function seatIds(t) {
-  return /** @type {Player[]} */ (['X', 'O']).flatMap((s) => bySeat(t?.players, s)?.id ?? []);
-}

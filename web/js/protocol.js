@@ -70,6 +70,7 @@
  * @property {PlayerId} from_id The sender's public id.
  * @property {string} from_name The sender's display name when they wrote it.
  * @property {string} text The message.
+ * @property {boolean} [watching] The sender held no seat at the table when they wrote it (a spectator). Absent: `false`.
  */
 
 /**
@@ -477,6 +478,7 @@
  * @property {TableId} table_id The table.
  * @property {string} text The message.
  * @property {"chat"} type
+ * @property {boolean} [watching] The sender held no seat at the table when they wrote it (a spectator). Absent: `false`.
  */
 
 /**

@@ -71,6 +71,10 @@ pub enum ServerMsg {
         from_name: String,
         /// The message.
         text: String,
+        /// The sender held no seat at the table when they wrote it (a
+        /// spectator). Absent: `false`.
+        #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+        watching: bool,
     },
     /// The reply to `chat_history`: the table's latest chat messages,
     /// oldest first (at most [`limits::CHAT_HISTORY_MESSAGES`] and
@@ -113,6 +117,10 @@ pub struct ChatLine {
     pub from_name: String,
     /// The message.
     pub text: String,
+    /// The sender held no seat at the table when they wrote it (a
+    /// spectator). Absent: `false`.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub watching: bool,
 }
 
 impl ServerMsg {

@@ -61,6 +61,7 @@ fn a_full_chat_history_fits_in_a_server_frame() {
             from_id: id(n).into(),
             from_name: text(MAX_NAME_CHARS),
             text: text(per_message),
+            watching: true,
         })
         .collect();
     let bytes = wire(&ServerMsg::ChatHistory {

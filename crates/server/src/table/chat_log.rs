@@ -49,6 +49,7 @@ mod tests {
             from_id: PlayerId::from("p_a"),
             from_name: "Alice".into(),
             text: text.into(),
+            watching: false,
         }
     }
 

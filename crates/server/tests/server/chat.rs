@@ -20,10 +20,28 @@ async fn chat_reaches_players_and_spectators_within_limits() {
         assert_eq!(m["from_name"], "Xena");
         assert_eq!(m["from_id"], x.player_id.as_str());
         assert_eq!(m["table_id"], table.as_str());
+        assert!(m.get("watching").is_none(), "a player's line: {m}");
     }
     watcher
         .ok(json!({"type":"chat","table_id":table,"text":"hi from the stands"}))
         .await;
+    // A spectator's line says so, as its line in the history does.
+    let m = o.until("chat").await;
+    assert_eq!(m["watching"], true, "{m}");
+    let (events, _) = o
+        .request(json!({"type":"chat_history","table_id":table}))
+        .await;
+    let history = events
+        .iter()
+        .find(|e| e["type"] == "chat_history")
+        .expect("the history");
+    let lines: Vec<(&str, bool)> = history["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|l| (l["text"].as_str().unwrap_or(""), l["watching"] == true))
+        .collect();
+    assert_eq!(lines, [("good luck", false), ("hi from the stands", true)]);
     let long = "x".repeat(oxo_protocol::limits::MAX_CHAT_CHARS + 1);
     x.refused(
         json!({"type":"chat","table_id":table,"text":long}),

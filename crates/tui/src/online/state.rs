@@ -229,9 +229,10 @@ impl Online {
                 table_id,
                 from_name,
                 text,
+                watching,
                 ..
             } if self.table.as_ref().is_some_and(|t| t.id == table_id) => {
-                self.chat.push(chat_line(&from_name, &text));
+                self.chat.push(chat_line(&from_name, &text, watching));
                 let extra = self.chat.len().saturating_sub(CHAT_LINES);
                 self.chat.drain(..extra);
             }
@@ -240,7 +241,7 @@ impl Online {
             {
                 let lines: Vec<String> = messages
                     .iter()
-                    .map(|m| chat_line(&m.from_name, &m.text))
+                    .map(|m| chat_line(&m.from_name, &m.text, m.watching))
                     .collect();
                 self.chat = merged_chat(std::mem::take(&mut self.chat), &lines);
             }
@@ -523,8 +524,13 @@ fn merged_chat(mut shown: Vec<String>, history: &[String]) -> Vec<String> {
 }
 
 /// A chat message as the screen shows it.
-fn chat_line(from_name: &str, text: &str) -> String {
-    format!("{from_name}: {text}")
+fn chat_line(from_name: &str, text: &str, watching: bool) -> String {
+    if watching {
+        // A spectator's line, as the browser marks it.
+        format!("{from_name} (watching): {text}")
+    } else {
+        format!("{from_name}: {text}")
+    }
 }
 
 /// Whether a seat at `table` is free for someone to take.

@@ -19,12 +19,14 @@ impl Table {
             from_id: PlayerId::from(Arc::clone(&conn.account.id)),
             from_name: conn.account.name().to_string(),
             text,
+            watching: !self.rules.state().is_seated(&conn.account.id),
         };
         let frame = encode(&ServerMsg::Chat {
             table_id: self.id.clone(),
             from_id: line.from_id.clone(),
             from_name: line.from_name.clone(),
             text: line.text.clone(),
+            watching: line.watching,
         });
         for m in &self.members {
             m.outbox.send(frame.clone());

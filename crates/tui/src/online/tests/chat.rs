@@ -11,6 +11,7 @@ fn chat(table: &str, from: &str, text: &str) -> News {
         from_id: PlayerId::from("p2"),
         from_name: from.into(),
         text: text.into(),
+        watching: false,
     }))
 }
 
@@ -21,6 +22,7 @@ fn history(table: &str, texts: &[&str]) -> News {
             from_id: PlayerId::from("p2"),
             from_name: "Bob".into(),
             text: (*text).into(),
+            watching: false,
         })
         .collect();
     News::Message(Box::new(ServerMsg::ChatHistory {
@@ -129,4 +131,20 @@ fn the_history_adds_only_what_is_not_shown_and_a_forgotten_one_clears_nothing() 
     // The server's window moved on: it starts inside what is shown.
     o.news(history("t1", &["there", "missed", "new"]));
     assert_eq!(o.chat, ["Bob: hi", "Bob: there", "Bob: missed", "Bob: new"]);
+}
+
+#[test]
+fn a_spectators_line_is_marked_as_in_the_browser() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    o.news(News::Message(Box::new(ServerMsg::Chat {
+        table_id: "t1".into(),
+        from_id: PlayerId::from("p3"),
+        from_name: "Wanda".into(),
+        text: "go X".into(),
+        watching: true,
+    })));
+    o.news(chat("t1", "Bob", "thanks"));
+    assert_eq!(o.chat, ["Wanda (watching): go X", "Bob: thanks"]);
 }
