@@ -6,7 +6,7 @@
 // nothing changes.
 
 import { test, expect } from '../support/fixtures.js';
-import { status, substatus, play, boardOf, startBotGame, aliceAndBob } from '../support/game.js';
+import { status, substatus, play, boardOf, startBotGame, aliceAndBob, armForfeit } from '../support/game.js';
 
 test('the opponent sees a player who went home as away, then back', async ({ page, player }) => {
   const { bob } = await aliceAndBob(page, player);
@@ -62,4 +62,22 @@ test('a player who went home from a waiting table is away once someone joins', a
   await page.locator('#my-tables').getByRole('link', { name: 'Continue' }).click();
   await expect(status(page)).toHaveText('Your turn (X)');
   await expect(status(bob)).toHaveText('Waiting for Alice…');
+});
+
+test('a round that ends while its player is on the home page shows as over there', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player);
+  await play(page, 'b2', 'X');
+  await expect(status(bob)).toHaveText('Your turn (O)');
+  await bob.getByRole('link', { name: 'Home', exact: true }).click();
+  const card = bob.locator('#my-tables li').filter({ hasText: 'Alice' });
+  await expect(card.locator('.row-urgent')).toBeVisible();
+
+  // Alice forfeits: Bob's connection hears nothing of the table any more,
+  // but his card learns it from the recent games (refreshed every 15 s).
+  await armForfeit(page);
+  await page.locator('#forfeit').click();
+  await expect(status(page)).toHaveText(/Bob wins/);
+  await expect(card).toContainText('round over', { timeout: 20_000 });
+  await expect(card).toContainText('Bob won');
+  await expect(card.locator('.row-urgent')).toHaveCount(0);
 });

@@ -160,6 +160,14 @@ export function mountHome(main) {
   );
 
   // --- Your games in progress ---
+  /**
+   * The finished games of the recent list, by id: a round the player
+   * stepped away from can end unseen here (a connection that stepped away
+   * hears nothing more from its table), and its card then says so.
+   * @type {Map<string, import('./protocol.js').GameSummary>}
+   */
+  let finished = new Map();
+
   function renderResume() {
     const rows = [];
     for (const [id, table] of myTables) {
@@ -173,11 +181,12 @@ export function mountHome(main) {
         })();
       /** @type {Record<string, string | undefined>} */
       const states = { waiting: 'waiting', in_progress: `move ${table.move_number + 1}`, round_over: 'round over' };
-      const state = states[table.status] ?? '';
+      const over = table.status === 'in_progress' && table.game_id ? finished.get(table.game_id) : undefined;
+      const state = over ? `round over · ${listedOutcome(over.outcome, over.players)}` : (states[table.status] ?? '');
       // A round against a person runs on while the player is here: staying
       // away past the reconnect time loses it (docs/protocol.md, step_away).
       const other = seats.length === 1 ? (seats[0] === 'X' ? table.players.o : table.players.x) : null;
-      const urgent = table.status === 'in_progress' && Boolean(other && !other.bot);
+      const urgent = !over && table.status === 'in_progress' && Boolean(other && !other.bot);
       rows.push(
         h('li.row', {},
           h('span.row-main', {},
@@ -231,6 +240,8 @@ export function mountHome(main) {
   async function loadRecent() {
     try {
       const games = await api.recentGames({ limit: 8 });
+      finished = new Map(games.map((g) => [g.id, g]));
+      renderResume();
       if (!games.length) {
         replace(recentList, h('li.empty', {}, 'No finished games yet.'));
         return;
