@@ -30,15 +30,14 @@ pub(crate) struct AddressCap {
     /// The most that may wait for a place, per address.
     queue: u32,
     /// The addresses holding places or waiting for one, and nobody else.
-    gates: Mutex<HashMap<IpAddr, Arc<Gate>>>,
+    gates: Mutex<HashMap<IpAddr, Gate>>,
 }
 
-/// One address's places, and its connections waiting for one.
+/// One address's places, and how many of its connections wait for one.
 #[derive(Debug)]
 struct Gate {
     places: Arc<Semaphore>,
-    /// Changed only with the gates locked.
-    waiting: std::sync::atomic::AtomicU32,
+    waiting: u32,
 }
 
 /// One connection's place under its address's cap; given back when
@@ -82,12 +81,9 @@ impl AddressCap {
         }
         let addr = group(addr);
         let mut gates = self.lock();
-        let gate = Arc::clone(gates.entry(addr).or_insert_with(|| self.gate()));
-        let permit = Arc::clone(&gate.places).try_acquire_owned().ok();
-        drop(gate);
-        match permit {
-            Some(permit) => Ok(Some(self.place(addr, permit))),
-            None => {
+        match self.try_place(&mut gates, addr) {
+            Ok(place) => Ok(Some(place)),
+            Err(_) => {
                 forget_if_unused(&mut gates, addr);
                 Err(Full)
             }
@@ -102,37 +98,33 @@ impl AddressCap {
         addr: IpAddr,
         within: Duration,
     ) -> Result<Option<Place>, Full> {
-        use std::sync::atomic::Ordering::Relaxed;
         if self.max == 0 {
             return Ok(None);
         }
         let addr = group(addr);
         let places = {
             let mut gates = self.lock();
-            let gate = Arc::clone(gates.entry(addr).or_insert_with(|| self.gate()));
-            if let Ok(permit) = Arc::clone(&gate.places).try_acquire_owned() {
-                return Ok(Some(self.place(addr, permit)));
-            }
-            if gate.waiting.load(Relaxed) >= self.queue {
-                drop(gate);
+            let gate = match self.try_place(&mut gates, addr) {
+                Ok(place) => return Ok(Some(place)),
+                Err(gate) => gate,
+            };
+            if gate.waiting >= self.queue {
                 forget_if_unused(&mut gates, addr);
                 return Err(Full);
             }
-            gate.waiting.fetch_add(1, Relaxed);
+            gate.waiting += 1;
             Arc::clone(&gate.places)
         };
         // In line; leaving it, however (a place, the time up, or this
-        // future dropped), is counted and cleaned up by the guard.
+        // future dropped), is counted and cleaned up by the guard, once
+        // the wait (and its hold on the semaphore) is gone.
         let in_line = InLine { cap: self, addr };
         let permit = tokio::time::timeout(within, places.acquire_owned()).await;
         drop(in_line);
         match permit {
             Ok(Ok(permit)) => Ok(Some(self.place(addr, permit))),
             // The time is up (the semaphore is never closed).
-            _ => {
-                forget_if_unused(&mut self.lock(), addr);
-                Err(Full)
-            }
+            _ => Err(Full),
         }
     }
 
@@ -141,11 +133,21 @@ impl AddressCap {
         self.max
     }
 
-    fn gate(&self) -> Arc<Gate> {
-        Arc::new(Gate {
+    /// A place for `addr` now if one is free, else its gate (made if need
+    /// be, and left for the caller to forget if unused).
+    fn try_place<'g>(
+        self: &Arc<Self>,
+        gates: &'g mut HashMap<IpAddr, Gate>,
+        addr: IpAddr,
+    ) -> Result<Place, &'g mut Gate> {
+        let gate = gates.entry(addr).or_insert_with(|| Gate {
             places: Arc::new(Semaphore::new(self.max as usize)),
-            waiting: std::sync::atomic::AtomicU32::new(0),
-        })
+            waiting: 0,
+        });
+        match Arc::clone(&gate.places).try_acquire_owned() {
+            Ok(permit) => Ok(self.place(addr, permit)),
+            Err(_) => Err(gate),
+        }
     }
 
     fn place(self: &Arc<Self>, addr: IpAddr, permit: OwnedSemaphorePermit) -> Place {
@@ -156,7 +158,7 @@ impl AddressCap {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<IpAddr, Arc<Gate>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<IpAddr, Gate>> {
         self.gates.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -165,11 +167,10 @@ impl AddressCap {
 /// of its places, so addresses seen once cost nothing afterwards. Places
 /// and their semaphore are only taken with the gates locked, so nobody
 /// else can be about to.
-fn forget_if_unused(gates: &mut HashMap<IpAddr, Arc<Gate>>, addr: IpAddr) {
-    use std::sync::atomic::Ordering::Relaxed;
+fn forget_if_unused(gates: &mut HashMap<IpAddr, Gate>, addr: IpAddr) {
     if let Some(gate) = gates.get(&addr)
         && Arc::strong_count(&gate.places) == 1
-        && gate.waiting.load(Relaxed) == 0
+        && gate.waiting == 0
     {
         gates.remove(&addr);
     }
@@ -184,9 +185,8 @@ struct InLine<'a> {
 impl Drop for InLine<'_> {
     fn drop(&mut self) {
         let mut gates = self.cap.lock();
-        if let Some(gate) = gates.get(&self.addr) {
-            gate.waiting
-                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(gate) = gates.get_mut(&self.addr) {
+            gate.waiting -= 1;
         }
         forget_if_unused(&mut gates, self.addr);
     }

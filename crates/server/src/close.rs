@@ -22,6 +22,12 @@ pub(crate) const TOO_BIG: u16 = 1009;
 /// Try again later: the server is full, or (cluster) a table is reloading.
 pub(crate) const TRY_AGAIN: u16 = 1013;
 
+/// The reason closed with [`TOO_BIG`], whichever check found the message
+/// over `max` bytes (the server's own, or the WebSocket layer's).
+pub(crate) fn too_big(max: usize) -> String {
+    format!("message too big: at most {max} bytes")
+}
+
 /// The close code for a frame the WebSocket layer refused to read:
 /// 1007 for a text frame that is not UTF-8, 1009 for one over the
 /// transport's limit, 1002 for anything else; `None` when the client

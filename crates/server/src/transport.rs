@@ -346,9 +346,7 @@ async fn on_frame(client: &mut Client, msg: Option<Result<Message, axum::Error>>
             Some(code) => {
                 tracing::debug!(conn = outbox.id, error = %e, "websocket read failed");
                 let reason = if code == close::TOO_BIG {
-                    // The reason the server's own size check gives.
-                    let max = client.max_frame_bytes();
-                    format!("message too big: at most {max} bytes")
+                    close::too_big(client.max_frame_bytes())
                 } else {
                     format!("protocol error: {e}")
                 };

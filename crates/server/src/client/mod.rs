@@ -201,10 +201,7 @@ impl Client {
                     text.len()
                 )),
             );
-            self.outbox.close(
-                close::TOO_BIG,
-                format!("message too big: at most {max} bytes"),
-            );
+            self.outbox.close(close::TOO_BIG, close::too_big(max));
             return Flow::Close;
         }
         if let Err(flow) = self.admit(now, || peek_id(text)) {
