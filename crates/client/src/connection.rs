@@ -92,6 +92,7 @@ impl Connection {
     /// # Errors
     ///
     /// [`Error::Connect`] if the server cannot be reached,
+    /// [`Error::Unavailable`] if it cannot take a connection now,
     /// [`Error::Timeout`] if it does not answer within [`DEFAULT_TIMEOUT`].
     pub async fn connect(address: &Address) -> Result<Connection, Error> {
         let link = Link::connect(address, LinkOptions::default()).await?;

@@ -15,6 +15,16 @@ pub enum Error {
         /// Why, as the network said.
         reason: String,
     },
+    /// The server answered but cannot take a connection now (HTTP `503`:
+    /// it is shutting down, or a cluster is between leaders); trying
+    /// again in a moment is the cure.
+    #[error("{url} cannot take connections right now: {reason}")]
+    Unavailable {
+        /// The URL tried.
+        url: String,
+        /// The server's words, or the HTTP status.
+        reason: String,
+    },
     /// The server refused the request; nothing changed.
     #[error("{message} ({code})")]
     Refused {
@@ -40,7 +50,7 @@ pub enum Error {
 
 impl Error {
     /// A short, stable label of the kind of failure, for counting failures
-    /// in reports and metrics: `connect`, `disconnect`, `timeout`,
+    /// in reports and metrics: `connect`, `unavailable`, `disconnect`, `timeout`,
     /// `bad_message`, `unexpected_reply`, or `refused:CODE`.
     ///
     /// ```
@@ -55,6 +65,7 @@ impl Error {
     pub fn kind(&self) -> String {
         match self {
             Error::Connect { .. } => "connect".to_owned(),
+            Error::Unavailable { .. } => "unavailable".to_owned(),
             Error::Closed(_) => "disconnect".to_owned(),
             Error::Timeout(_) => "timeout".to_owned(),
             Error::BadMessage(_) => "bad_message".to_owned(),

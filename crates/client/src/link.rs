@@ -60,8 +60,9 @@ impl Link {
     /// # Errors
     ///
     /// [`Error::Connect`] if the server cannot be reached or refuses the
-    /// handshake, [`Error::Timeout`] if that takes longer than
-    /// `options.timeout`.
+    /// handshake, [`Error::Unavailable`] if it answers that it cannot take
+    /// a connection now (`503`: try again in a moment), [`Error::Timeout`]
+    /// if that takes longer than `options.timeout`.
     pub async fn connect(address: &Address, options: LinkOptions) -> Result<Link, Error> {
         let url = address.ws_url();
         let failed = |reason: String| Error::Connect {
@@ -129,7 +130,7 @@ impl Link {
             .max_frame_size(Some(1 << 20));
         let (ws, _) = tokio_tungstenite::client_async_with_config(url, tcp, Some(config))
             .await
-            .map_err(|e| failed(handshake_failure(&e)))?;
+            .map_err(|e| handshake_failure(url, &e))?;
         Ok(Link { ws, next_id: 1 })
     }
 
@@ -285,19 +286,57 @@ impl Link {
     }
 }
 
-/// Why the WebSocket handshake failed, for people: a reply that is not a
-/// WebSocket upgrade (any other HTTP status, an old HTTP version, not
-/// HTTP at all) comes from something that answers but is not an oxo
-/// server, and what to check is said rather than the protocol's details.
-fn handshake_failure(e: &tokio_tungstenite::tungstenite::Error) -> String {
-    use tokio_tungstenite::tungstenite::Error as Ws;
-    let status = match e {
-        Ws::Http(reply) => format!(" (it answered {})", reply.status()),
-        Ws::HttpFormat(_) | Ws::Protocol(_) => String::new(),
-        _ => return e.to_string(),
+/// Why the WebSocket handshake failed, for people.
+///
+/// A `503` is the server saying it cannot take the connection now (it is
+/// shutting down, or a cluster is between leaders): [`Error::Unavailable`]
+/// with its words, worth trying again. Any other reply that carries an oxo
+/// error body is the server refusing, in its words. Anything else (another
+/// status from something else, an old HTTP version, not HTTP at all) comes
+/// from something that answers but is not an oxo server, and what to check
+/// is said rather than the protocol's details.
+fn handshake_failure(url: &str, e: &tungstenite::Error) -> Error {
+    use tungstenite::Error as Ws;
+    let failed = |reason: String| Error::Connect {
+        url: url.to_owned(),
+        reason,
     };
-    format!(
+    let status = match e {
+        Ws::Http(reply) => {
+            let status = reply.status();
+            let body = reply.body().as_deref().unwrap_or_default();
+            if status == tungstenite::http::StatusCode::SERVICE_UNAVAILABLE {
+                return Error::Unavailable {
+                    url: url.to_owned(),
+                    reason: words(body, true).unwrap_or_else(|| status.to_string()),
+                };
+            }
+            if let Some(said) = words(body, false) {
+                return failed(format!(
+                    "the server refused the connection ({status}): {said}"
+                ));
+            }
+            format!(" (it answered {status})")
+        }
+        Ws::HttpFormat(_) | Ws::Protocol(_) => String::new(),
+        _ => return failed(e.to_string()),
+    };
+    failed(format!(
         "something answers there{status}, but not as an oxo server: it has no WebSocket \
          at /ws; check that the URL is the address and port of `oxo serve`"
-    )
+    ))
+}
+
+/// The words in a refused handshake's `body`: an oxo error body's
+/// `error`, or (when `text` allows it) a plain-text body's first line; at
+/// most 200 characters, without control characters.
+fn words(body: &[u8], text: bool) -> Option<String> {
+    let said = match serde_json::from_slice::<oxo_protocol::ApiError>(body) {
+        Ok(api) => api.error,
+        Err(_) if text => String::from_utf8_lossy(body).lines().next()?.to_owned(),
+        Err(_) => return None,
+    };
+    let clean: String = said.chars().filter(|c| !c.is_control()).take(200).collect();
+    let clean = clean.trim();
+    (!clean.is_empty()).then(|| clean.to_owned())
 }

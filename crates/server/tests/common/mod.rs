@@ -99,11 +99,20 @@ impl Server {
             .expect("server ran cleanly");
     }
 
-    /// Connects without saying hello.
+    /// Connects without saying hello. A cluster node that answers `503`
+    /// (no node leads for a moment: a late lease renewal on a loaded
+    /// machine) is tried again, as every client does, for up to 10 s.
     pub async fn connect(&self) -> Client {
-        let link = Link::connect_to(self.addr, &self.ws_url(), LinkOptions::default())
-            .await
-            .expect("connect");
+        let mut tries = 0;
+        let link = loop {
+            match Link::connect_to(self.addr, &self.ws_url(), LinkOptions::default()).await {
+                Err(oxo_client::Error::Unavailable { .. }) if tries < 200 => {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                link => break link.expect("connect"),
+            }
+        };
         Client {
             link,
             next_id: 1000,

@@ -67,7 +67,9 @@ pub(crate) async fn run(
     loop {
         let mut conn = match connect(&address, name.as_deref(), &news).await {
             Ok(conn) => conn,
-            Err(e) if first => {
+            // A server that cannot take players right now (shutting down,
+            // a cluster between leaders) is tried again, even at first.
+            Err(e) if first && !matches!(e, Error::Unavailable { .. }) => {
                 let _ = news.send(News::Failed(e.to_string()));
                 return;
             }
@@ -187,17 +189,21 @@ fn dropped(why: Option<(u16, String)>) -> String {
 
 /// What a player is told when connecting again failed and the next try
 /// is `delay` away: "Server not reachable — retrying in 2 s (connection
-/// refused)", with a short detail rather than the OS's message.
+/// refused)", with a short detail rather than the OS's message; a server
+/// that answered but cannot take players now is "busy", in its words.
 fn retrying(e: &Error, delay: Duration) -> String {
     let secs = delay.as_millis().div_ceil(1000).max(1);
-    let detail = match e {
-        Error::Connect { reason, .. } => short_reason(reason),
-        Error::Timeout(_) => "no answer".to_owned(),
-        Error::Refused { message, .. } => short_reason(message),
-        Error::Closed(_) => "connection closed".to_owned(),
-        Error::BadMessage(_) | Error::Unexpected(_) => "not an oxo server?".to_owned(),
+    let (state, detail) = match e {
+        Error::Unavailable { reason, .. } => ("busy", short_reason(reason)),
+        Error::Connect { reason, .. } => ("not reachable", short_reason(reason)),
+        Error::Timeout(_) => ("not reachable", "no answer".to_owned()),
+        Error::Refused { message, .. } => ("not reachable", short_reason(message)),
+        Error::Closed(_) => ("not reachable", "connection closed".to_owned()),
+        Error::BadMessage(_) | Error::Unexpected(_) => {
+            ("not reachable", "not an oxo server?".to_owned())
+        }
     };
-    format!("Server not reachable — retrying in {secs} s ({detail})")
+    format!("Server {state} — retrying in {secs} s ({detail})")
 }
 
 /// The gist of a network error's text, for people: no "(os error 111)",
