@@ -336,7 +336,15 @@ impl Rules {
             Cmd::Join { player, seat } => plan.join(player, seat, ctx)?,
             Cmd::Leave { player } => {
                 let held = plan.next.require_seat(player.as_str())?;
+                let walked_away = plan.next.walked_away_opponent(held);
                 plan.vacate(player, held, ctx.now);
+                // They held the seat only for a rematch with the one who
+                // left: it goes too, rather than a round with someone new
+                // starting while they are away.
+                if let Some(other) = walked_away {
+                    let held = plan.next.seats_of(other.as_str());
+                    plan.vacate(&other, held, ctx.now);
+                }
             }
             Cmd::Move(m) => {
                 if let Some(reply) = self.retry_of(&m)? {

@@ -82,3 +82,34 @@ async fn a_spectator_who_steps_away_stops_watching() {
     assert!(watcher.quiet_for(Duration::from_millis(300)).await);
     server.stop().await;
 }
+
+/// A player who stepped away from a finished round held the seat only for
+/// a rematch: when the opponent leaves, the table closes instead of
+/// waiting with them seated, so a spectator cannot start a round with
+/// someone who is not there (they would lose it without knowing).
+#[tokio::test]
+async fn the_opponent_leaving_a_finished_round_one_stepped_away_from_closes_the_table() {
+    let server = Server::start().await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    let mut watcher = server.client("Wanda").await;
+    watcher
+        .ok(json!({"type":"watch_table","table_id":table}))
+        .await;
+    o.ok(json!({"type":"forfeit","table_id":table})).await;
+    x.ok(json!({"type":"step_away","table_id":table})).await;
+    o.ok(json!({"type":"leave_table","table_id":table})).await;
+    let last = watcher
+        .table_until(|t| t.status == TableStatus::Closed)
+        .await;
+    assert!(
+        last.players.x.is_none() && last.players.o.is_none(),
+        "{last:?}"
+    );
+    watcher
+        .refused(
+            json!({"type":"join_table","table_id":table}),
+            "no_such_table",
+        )
+        .await;
+    server.stop().await;
+}

@@ -214,6 +214,21 @@ impl State {
             .any(|p| self.human(p).is_some_and(|h| h.connected))
     }
 
+    /// The person opposite the seats `held` who has walked away from a
+    /// finished round (no connection at the table since it ended, their
+    /// grace period running), if any.
+    pub(super) fn walked_away_opponent(&self, held: ByPlayer<bool>) -> Option<PlayerId> {
+        if !matches!(self.phase, Phase::Over { .. }) {
+            return None;
+        }
+        Player::ALL
+            .into_iter()
+            .filter(|&p| !held[p])
+            .filter_map(|p| self.human(p))
+            .find(|h| !h.connected)
+            .map(|h| h.player.clone())
+    }
+
     pub(super) fn has_humans(&self) -> bool {
         Player::ALL.into_iter().any(|p| self.human(p).is_some())
     }

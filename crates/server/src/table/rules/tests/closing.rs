@@ -68,6 +68,39 @@ fn walking_away_from_a_finished_round_gives_up_the_seat() {
 }
 
 #[test]
+fn leaving_a_finished_round_the_other_player_walked_away_from_closes_the_table() {
+    let mut b = Bench::playing();
+    b.ok(Cmd::Forfeit { player: &bob() });
+    // Alice went elsewhere after the round; Bob leaves before her grace
+    // period ends. She held the seat only for a rematch with Bob: it goes
+    // too, so that nobody new starts a round with her while she is away.
+    b.ok(Cmd::Absent { player: &alice() });
+    let events = b.ok(Cmd::Leave { player: &bob() });
+    assert!(events.contains(&Event::Vacated { player: alice() }));
+    assert_eq!(events.last(), Some(&Event::Closed));
+    assert_eq!(b.status(), TableStatus::Closed);
+}
+
+#[test]
+fn leaving_keeps_the_seat_of_a_player_still_at_the_table_or_dropped_mid_round() {
+    // Still looking at the finished round: she waits for someone new.
+    let mut b = Bench::playing();
+    b.ok(Cmd::Forfeit { player: &bob() });
+    let events = b.ok(Cmd::Leave { player: &bob() });
+    assert!(!events.contains(&Event::Vacated { player: alice() }));
+    assert_eq!(b.status(), TableStatus::Waiting);
+    assert!(b.rules.state().is_seated("alice"));
+    // Dropped mid-round: she wins by forfeit and keeps her seat for her
+    // grace period, to come back to.
+    let mut b = Bench::playing();
+    b.ok(Cmd::Absent { player: &alice() });
+    let events = b.ok(Cmd::Leave { player: &bob() });
+    assert!(!events.contains(&Event::Vacated { player: alice() }));
+    assert_eq!(b.status(), TableStatus::Waiting);
+    assert!(b.rules.state().is_seated("alice"));
+}
+
+#[test]
 fn a_table_nobody_comes_back_to_closes_and_drops_the_side_to_move() {
     let mut b = Bench::playing();
     b.ok(Cmd::Absent { player: &alice() });
