@@ -240,3 +240,29 @@ async fn private_games_are_shown_to_their_players_only() {
         store.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_new_name_shows_in_the_records_of_unfinished_games_only() {
+    for store in stores() {
+        let mut writes = table_at(1, true);
+        writes.extend(table_at(2, true));
+        writes.push(forfeit(2, 20));
+        store.commit(writes).await.unwrap();
+        let rename = |id: &str, name: &str| Write::PlayerName {
+            id: id.into(),
+            name: name.into(),
+        };
+        store
+            .commit(vec![rename("o1", "Ola"), rename("x2", "Xavier")])
+            .await
+            .unwrap();
+
+        let playing = store.game_record("g1", None).await.unwrap().unwrap();
+        assert_eq!(playing.players.o.name, "Ola", "{store:?}");
+        assert_eq!(playing.players.x.name, "x1");
+        // A finished game keeps the names its players had.
+        let finished = store.game_record("g2", None).await.unwrap().unwrap();
+        assert_eq!(finished.players.x.name, "x2", "{store:?}");
+        store.close().await;
+    }
+}

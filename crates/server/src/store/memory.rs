@@ -76,7 +76,15 @@ impl Data {
             }
             Write::PlayerName { id, name } => {
                 if let Some(player) = self.players.get_mut(&id) {
-                    player.1 = name;
+                    player.1 = Arc::clone(&name);
+                }
+                let playing = self.games.values_mut().filter(|g| g.row.ended_ms.is_none());
+                for game in playing {
+                    for seat in [&mut game.row.start.players.x, &mut game.row.start.players.o] {
+                        if seat.id == id {
+                            seat.name = Arc::clone(&name);
+                        }
+                    }
                 }
             }
             Write::Table(row) => match self.tables.get_mut(&row.seq) {

@@ -38,7 +38,17 @@ fn sql(w: &Write) -> &'static str {
         Write::Player { .. } => {
             "INSERT INTO players (id, token_hash, name, created_ms) VALUES ($1, $2, $3, $4)"
         }
-        Write::PlayerName { .. } => "UPDATE players SET name = $2 WHERE id = $1",
+        // The new name shows in the records of the games they are playing
+        // (found through the tables in play); finished games keep theirs.
+        Write::PlayerName { .. } => {
+            "WITH renamed AS (UPDATE players SET name = $2 WHERE id = $1)
+             UPDATE games SET
+                 x_name = CASE WHEN x_id = $1 THEN $2 ELSE x_name END,
+                 o_name = CASE WHEN o_id = $1 THEN $2 ELSE o_name END
+             WHERE ended_ms IS NULL
+               AND seq IN (SELECT game FROM tables
+                           WHERE status <> 'closed' AND (x_player = $1 OR o_player = $1))"
+        }
         Write::Table(_) => &UPSERT_TABLE,
         Write::GameStart(_) => {
             "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, x_bot,

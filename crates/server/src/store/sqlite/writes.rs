@@ -23,6 +23,17 @@ static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// A new name (?2 for player ?1) in the records of the games they are
+/// playing, found through the tables in play (indexed); finished games keep
+/// the names their players had.
+const RENAME_IN_PLAY: &str = "
+    UPDATE games SET
+        x_name = CASE WHEN x_id = ?1 THEN ?2 ELSE x_name END,
+        o_name = CASE WHEN o_id = ?1 THEN ?2 ELSE o_name END
+    WHERE ended_ms IS NULL
+      AND seq IN (SELECT game FROM tables
+                  WHERE status <> 'closed' AND (x_player = ?1 OR o_player = ?1))";
+
 /// The stored JSON of `value`, failing the write if it does not serialize.
 fn json<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
     text::json(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
@@ -43,6 +54,8 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
         }
         Write::PlayerName { id, name } => {
             conn.prepare_cached("UPDATE players SET name = ?2 WHERE id = ?1")?
+                .execute(params![id, name])?;
+            conn.prepare_cached(RENAME_IN_PLAY)?
                 .execute(params![id, name])?;
         }
         Write::Table(row) => {
