@@ -95,6 +95,7 @@ pub(super) fn table_at(n: i64, public: bool) -> Vec<Write> {
                 x: None,
                 o: Some(n * 1_000),
             },
+            rematch: ByPlayer::default(),
         })),
     ]
 }
@@ -263,6 +264,29 @@ async fn a_new_name_shows_in_the_records_of_unfinished_games_only() {
         // A finished game keeps the names its players had.
         let finished = store.game_record("g2", None).await.unwrap().unwrap();
         assert_eq!(finished.players.x.name, "x2", "{store:?}");
+        store.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_finished_rounds_rematch_wishes_come_back() {
+    for store in stores() {
+        let mut writes = table_with_a_move(1);
+        let Some(Write::Table(row)) = writes.pop() else {
+            unreachable!("the fixture ends with its table");
+        };
+        writes.push(Write::Table(Box::new(TableRow {
+            status: TableStatus::RoundOver,
+            rematch: ByPlayer { x: false, o: true },
+            ..*row
+        })));
+        store.commit(writes).await.unwrap();
+        let saved = store.unfinished_tables().unwrap();
+        assert_eq!(
+            saved[0].row.rematch,
+            ByPlayer { x: false, o: true },
+            "{store:?}"
+        );
         store.close().await;
     }
 }

@@ -84,7 +84,8 @@ pub(crate) const TABLE_ROW_UPDATE: &str = "status = excluded.status, x_player = 
     score_o = excluded.score_o, draws = excluded.draws,
     game = excluded.game, updated_ms = excluded.updated_ms,
     x_away_until_ms = excluded.x_away_until_ms,
-    o_away_until_ms = excluded.o_away_until_ms";
+    o_away_until_ms = excluded.o_away_until_ms,
+    x_rematch = excluded.x_rematch, o_rematch = excluded.o_rematch";
 
 /// A table as stored.
 ///
@@ -109,6 +110,9 @@ pub(crate) struct TableRow {
     /// period ends. Kept so that the end stays where it was across a
     /// restart or a takeover.
     pub(crate) away_until_ms: ByPlayer<Option<i64>>,
+    /// At a finished round: which seats asked for another (acknowledged,
+    /// so kept across a restart or a takeover).
+    pub(crate) rematch: ByPlayer<bool>,
 }
 
 /// One side of a game as stored.

@@ -98,6 +98,7 @@ fn rebuild(
         bot_seat: row.bot_seat,
         round: row.round,
         scores: row.scores,
+        rematch: row.rematch,
         away_left: ByPlayer::new_with(|p| {
             row.away_until_ms[p].map(|until| {
                 Duration::from_millis(u64::try_from(until.saturating_sub(at.wall_ms)).unwrap_or(0))

@@ -277,3 +277,29 @@ pub(crate) fn assert_o_grace_ran_on(state: &TableState) {
         "O's grace period ran on from when O left: {left:?} ms left of 20,000"
     );
 }
+
+/// A rematch asked for, and acknowledged, before a restart still counts
+/// after it: the other player's rematch starts the next round.
+#[tokio::test]
+async fn a_rematch_asked_before_a_restart_still_counts_after_it() {
+    let db = TempDb::new("rematch");
+    let cfg = || db.config();
+    let server = Server::with(cfg()).await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    o.ok(json!({"type":"forfeit","table_id":table})).await;
+    x.ok(json!({"type":"rematch","table_id":table})).await;
+    let ot = o.token.clone();
+    server.stop().await;
+    drop((x, o));
+
+    let server = Server::with(cfg()).await;
+    let (mut o, _) = server.resume(&ot).await;
+    let events = o.ok(json!({"type":"join_table","table_id":table})).await;
+    let state = crate::common::last_table(&events).unwrap();
+    assert_eq!(state.status, TableStatus::RoundOver);
+    assert!(state.players.x.as_ref().unwrap().wants_rematch, "{state:?}");
+    let events = o.ok(json!({"type":"rematch","table_id":table})).await;
+    let next = crate::common::last_table(&events).unwrap();
+    assert_eq!((next.round, next.status), (2, TableStatus::InProgress));
+    server.stop().await;
+}

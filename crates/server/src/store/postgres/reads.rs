@@ -214,7 +214,8 @@ async fn load_in(
     let tables = client
         .query(
             "SELECT seq, id, options, status, x_player, o_player, bot_seat, round, score_x,
-                    score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms
+                    score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms,
+                    x_rematch, o_rematch
              FROM tables WHERE seq = ANY($1) AND status <> 'closed' ORDER BY seq",
             &[&seqs],
         )
@@ -331,6 +332,10 @@ fn table(
             away_until_ms: ByPlayer {
                 x: r.try_get(13).map_err(db)?,
                 o: r.try_get(14).map_err(db)?,
+            },
+            rematch: ByPlayer {
+                x: r.try_get(15).map_err(db)?,
+                o: r.try_get(16).map_err(db)?,
             },
         },
         players: seated,

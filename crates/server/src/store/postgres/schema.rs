@@ -100,6 +100,12 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tables ADD COLUMN x_away_until_ms BIGINT;
     ALTER TABLE tables ADD COLUMN o_away_until_ms BIGINT;
     ",
+    // 4: at a finished round, which seats asked for a rematch: an
+    // acknowledged request outlives a takeover.
+    "
+    ALTER TABLE tables ADD COLUMN x_rematch BOOLEAN NOT NULL DEFAULT false;
+    ALTER TABLE tables ADD COLUMN o_rematch BOOLEAN NOT NULL DEFAULT false;
+    ",
 ];
 
 /// The newest schema version this build knows.

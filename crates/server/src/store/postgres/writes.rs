@@ -76,9 +76,9 @@ static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
     format!(
         "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
              score_x, score_o, draws, game, created_ms, updated_ms, owner, epoch,
-             lease_until, x_away_until_ms, o_away_until_ms)
+             lease_until, x_away_until_ms, o_away_until_ms, x_rematch, o_rematch)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1,
-             {DB_NOW_MS} + $16, $17, $18)
+             {DB_NOW_MS} + $16, $17, $18, $19, $20)
          ON CONFLICT (seq) DO UPDATE SET {TABLE_ROW_UPDATE}"
     )
 });
@@ -133,6 +133,8 @@ pub(super) async fn apply(
                     &lease.ttl_ms,
                     &row.away_until_ms.x,
                     &row.away_until_ms.o,
+                    &row.rematch.x,
+                    &row.rematch.o,
                 ],
             )
             .await

@@ -109,6 +109,7 @@ struct RawTable {
     game: Option<i64>,
     created_ms: i64,
     away_until_ms: ByPlayer<Option<i64>>,
+    rematch: ByPlayer<bool>,
 }
 
 /// A `games` row as read, before it is checked.
@@ -284,7 +285,8 @@ fn open_tables(conn: &Connection, scope: Scope) -> Result<Vec<OpenTable>, Server
         conn,
         &format!(
             "SELECT seq, id, options, status, x_player, o_player, bot_seat, round, score_x,
-                    score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms
+                    score_o, draws, game, created_ms, x_away_until_ms, o_away_until_ms,
+                    x_rematch, o_rematch
              FROM tables t WHERE {open} ORDER BY seq"
         ),
         scope,
@@ -312,6 +314,10 @@ fn open_tables(conn: &Connection, scope: Scope) -> Result<Vec<OpenTable>, Server
                     away_until_ms: ByPlayer {
                         x: r.get(13)?,
                         o: r.get(14)?,
+                    },
+                    rematch: ByPlayer {
+                        x: r.get(15)?,
+                        o: r.get(16)?,
                     },
                 })
             })();
@@ -355,6 +361,7 @@ fn table_row(seq: i64, raw: RawTable) -> Result<TableRow, ServerError> {
         game: raw.game,
         created_ms: raw.created_ms,
         away_until_ms: raw.away_until_ms,
+        rematch: raw.rematch,
     })
 }
 

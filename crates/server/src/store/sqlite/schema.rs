@@ -140,6 +140,12 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tables ADD COLUMN x_away_until_ms INTEGER;
     ALTER TABLE tables ADD COLUMN o_away_until_ms INTEGER;
     ",
+    // 6: at a finished round, which seats asked for a rematch: an
+    // acknowledged request outlives a restart.
+    "
+    ALTER TABLE tables ADD COLUMN x_rematch INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE tables ADD COLUMN o_rematch INTEGER NOT NULL DEFAULT 0;
+    ",
 ];
 /// An opened database: the write connection, the read connection (files
 /// only) and the lock on the file (files only).

@@ -17,8 +17,9 @@ static UPSERT_TABLE: LazyLock<String> = LazyLock::new(|| {
     format!(
         "INSERT INTO tables (seq, id, options, status, x_player, o_player, bot_seat, round,
              score_x, score_o, draws, game, created_ms, updated_ms, x_away_until_ms,
-             o_away_until_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+             o_away_until_ms, x_rematch, o_rematch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+             ?17, ?18)
          ON CONFLICT (seq) DO UPDATE SET {TABLE_ROW_UPDATE}"
     )
 });
@@ -77,6 +78,8 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                 now_ms(),
                 row.away_until_ms.x,
                 row.away_until_ms.o,
+                row.rematch.x,
+                row.rematch.o,
             ])?;
         }
         Write::GameStart(g) => {

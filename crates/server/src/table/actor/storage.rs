@@ -10,7 +10,7 @@ use super::Table;
 use crate::error::ServerError;
 use crate::ids::{now_ms, wall_ms};
 use crate::store::{GameEnd, GameStart, NewMove, TableRow, Write};
-use crate::table::rules::{Event, Plan, Seat, State};
+use crate::table::rules::{Event, Phase, Plan, Seat, State};
 use crate::table::view::View;
 
 impl Table {
@@ -110,6 +110,10 @@ impl Table {
             away_until_ms: ByPlayer::new_with(|p| {
                 state.human(p).and_then(|h| h.grace_until).map(wall_ms)
             }),
+            rematch: match state.phase() {
+                Phase::Over { rematch, .. } => *rematch,
+                _ => ByPlayer::default(),
+            },
         }
     }
 }

@@ -283,10 +283,13 @@ impl Plan {
         let held = s.require_seat(player.as_str())?;
         let all_want = match &mut s.phase {
             Phase::Over { rematch, .. } => {
+                let before = *rematch;
                 for p in Player::ALL {
                     rematch[p] |= held[p];
                 }
                 let rematch = *rematch;
+                // Acknowledged, so stored: it outlives a restart.
+                self.stored |= rematch != before;
                 Player::ALL.into_iter().all(|p| match &s.seats[p] {
                     Some(Seat::Human(_)) => rematch[p],
                     Some(Seat::Bot(_)) => true,

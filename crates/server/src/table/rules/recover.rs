@@ -23,6 +23,8 @@ pub(crate) struct Saved {
     /// their grace period was left when the table was read back (zero if
     /// it ran out meanwhile). A seat without one gets a fresh period.
     pub(crate) away_left: ByPlayer<Option<Duration>>,
+    /// At a finished round: the seats that asked for another.
+    pub(crate) rematch: ByPlayer<bool>,
 }
 
 /// A saved table's current (or last) round.
@@ -100,7 +102,7 @@ impl Rules {
                 if round.game.is_over() || saved.status == TableStatus::RoundOver {
                     Phase::Over {
                         round,
-                        rematch: ByPlayer::default(),
+                        rematch: saved.rematch,
                     }
                 } else {
                     let mover = round

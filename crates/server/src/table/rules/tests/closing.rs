@@ -184,6 +184,7 @@ fn saved(status: TableStatus, moves: &[Square]) -> Saved {
             idle: Duration::ZERO,
         }),
         away_left: ByPlayer::default(),
+        rematch: ByPlayer::default(),
     }
 }
 
