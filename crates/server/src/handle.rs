@@ -72,10 +72,32 @@ pub(crate) enum TableCmd {
     /// A connection closed.
     Detach(u64),
     /// A seated player changed their name.
-    Renamed(Arc<Account>),
+    Renamed(Box<Renamed>),
     /// Another node took the table over (cluster): stop here without
     /// writing anything.
     Lost,
+}
+
+/// A seated player's new name, for a table to show.
+#[derive(Debug)]
+pub(crate) struct Renamed {
+    /// The player, with the new name.
+    pub(crate) account: Arc<Account>,
+    /// Told (or dropped) once the table has sent its state with the new
+    /// name: the renaming connection's `ok` follows the state (the
+    /// ordering the protocol promises).
+    pub(crate) shown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl TableCmd {
+    /// `account` changed their name; `shown`, if any, is told once the
+    /// table has shown it.
+    pub(crate) fn renamed(
+        account: Arc<Account>,
+        shown: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> TableCmd {
+        TableCmd::Renamed(Box::new(Renamed { account, shown }))
+    }
 }
 
 // Every table's queue reserves room for its commands up front (tokio's

@@ -106,8 +106,11 @@ fn param<T: std::str::FromStr>(
     params
         .get(name)
         .map(|v| {
-            v.parse()
-                .map_err(|_| ApiError::BadRequest(format!("{name} must be {what}, not {v:?}")))
+            v.parse().map_err(|_| {
+                // At most 40 characters of what was sent come back.
+                let more = if v.chars().count() > 40 { "…" } else { "" };
+                ApiError::BadRequest(format!("{name} must be {what}, not \"{v:.40}{more}\""))
+            })
         })
         .transpose()
 }
@@ -134,8 +137,12 @@ async fn asker(state: &AppState, headers: &HeaderMap) -> Result<Option<String>, 
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim())
-        .filter(|token| is_token_shaped(token))
         .ok_or_else(unauthorized)?;
+    if !is_token_shaped(token) {
+        return Err(ApiError::Unauthorized(
+            "The bearer token is not a session token (64 hex digits, from welcome)".into(),
+        ));
+    }
     let hash = hash_token(token);
     if let Some(account) = state.shared.accounts.get(&hash) {
         return Ok(Some(account.id.to_string()));

@@ -38,6 +38,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use axum::Extension;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
@@ -54,7 +55,9 @@ use crate::state::{AppState, Shared};
 use crate::{close, origin};
 
 mod clock;
+mod handshake;
 use clock::{Clock, Fired};
+use handshake::not_a_handshake;
 
 /// Per-connection WebSocket buffers (see [`upgrade`]).
 const READ_BUFFER: usize = 128;
@@ -82,8 +85,12 @@ pub(crate) async fn upgrade(
     State(state): State<AppState>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(rejection) => return not_a_handshake(&rejection),
+    };
     let shared = state.shared;
     if shared.shutdown.is_cancelled() {
         return ApiError::Unavailable("The server is shutting down".into()).into_response();

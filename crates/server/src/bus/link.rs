@@ -389,8 +389,8 @@ impl Forward for RemoteTable {
                     self.link.tell(self.owner, &msg).await;
                     true
                 }
-                TableCmd::Renamed(account) => {
-                    let msg = self.message(0, Some(who(&account)), RemoteCmd::Renamed);
+                TableCmd::Renamed(renamed) => {
+                    let msg = self.message(0, Some(who(&renamed.account)), RemoteCmd::Renamed);
                     self.link.tell(self.owner, &msg).await;
                     true
                 }

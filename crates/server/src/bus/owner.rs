@@ -126,7 +126,7 @@ pub(crate) async fn handle(
     };
     if let RemoteCmd::Renamed = msg.cmd {
         let account = account(shared, &who);
-        return if table.send(TableCmd::Renamed(account)).await {
+        return if table.send(TableCmd::renamed(account, None)).await {
             Ack::Queued
         } else {
             Ack::NotHere

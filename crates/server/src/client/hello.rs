@@ -23,6 +23,11 @@ use crate::store::Write;
 /// Messages before `hello` that are tolerated before the connection closes.
 const HELLO_STRIKES: u32 = 3;
 
+/// How long a rename waits for its tables to show the new name before
+/// its `ok` (they take microseconds; a table stuck behind a slow write
+/// does not hold the reply longer).
+const SHOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl Client {
     /// A request before `hello`: `hello` itself, or a strike.
     pub(super) async fn before_hello(&mut self, req: Request) -> Flow {
@@ -241,11 +246,22 @@ impl Client {
         if self.shared.on_bus() {
             tables = self.seats_in_play(account).await;
         }
+        let mut shown = Vec::new();
         for table_id in tables {
             if let Ok(handle) = self.find(&table_id).await {
-                let _ = handle.send(TableCmd::Renamed(Arc::clone(account))).await;
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                if handle
+                    .send(TableCmd::renamed(Arc::clone(account), Some(tx)))
+                    .await
+                {
+                    shown.push(rx);
+                }
             }
         }
+        // Each table's state with the new name reaches this connection
+        // before the `ok` (a table elsewhere in a cluster is not waited
+        // for: its sender is dropped when the command is passed on).
+        let _ = tokio::time::timeout(SHOWN_WAIT, futures_util::future::join_all(shown)).await;
         Ok(())
     }
 }

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
-use oxo_protocol::{ErrorCode, Request, ServerMsg, parse_request, peek_id};
+use oxo_protocol::{ErrorCode, Request, ServerMsg, TableId, parse_request, peek_id};
 
 use crate::accounts::Account;
 use crate::close;
@@ -59,10 +59,12 @@ pub(crate) enum Flow {
 }
 
 /// How a request that was not refused is answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Reply {
     /// With `ok`, now.
     Ok,
+    /// With `ok` naming the table asked about, now.
+    OkAt(TableId),
     /// It was answered already (`pong`).
     Sent,
     /// A table's actor answers it (see [`Outbox::owe_reply`]).
@@ -226,6 +228,7 @@ impl Client {
         let id = req.id;
         match self.dispatch(conn, req, now).await {
             Ok(Reply::Ok) => self.outbox.send_msg(&ServerMsg::ok(id, None)),
+            Ok(Reply::OkAt(table)) => self.outbox.send_msg(&ServerMsg::ok(id, Some(table))),
             Ok(Reply::Sent | Reply::Owed) => {}
             Err(e) => self.refuse(id, e),
         }

@@ -84,7 +84,7 @@ impl Client {
                     .get(table_id.as_str())
                     .is_none_or(TableHandle::is_closed)
                 {
-                    return Ok(Reply::Ok);
+                    return Ok(Reply::OkAt(table_id));
                 }
                 (table_id, TableReq::StepAway)
             }

@@ -326,9 +326,13 @@ impl Table {
             }
             TableCmd::Detach(conn_id) => self.detach(conn_id),
             TableCmd::Lost => self.step_down(),
-            TableCmd::Renamed(_) => {
+            TableCmd::Renamed(renamed) => {
                 self.lobby_dirty = true;
                 self.broadcast();
+                // Shown: the renaming connection's `ok` may follow.
+                if let Some(shown) = renamed.shown {
+                    let _ = shown.send(());
+                }
             }
         }
     }

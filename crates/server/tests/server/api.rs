@@ -108,6 +108,12 @@ async fn records_logs_and_lists_of_games() {
             "{bad}"
         );
     }
+    // A huge value is not echoed back whole.
+    let (status, body) = server
+        .get(&format!("/api/games?limit={}", "9".repeat(6_000)))
+        .await;
+    assert_eq!(status, 400);
+    assert!(body.len() < 400, "{body}");
 
     let (status, missing) = server
         .get_json("/api/games/ffffffffffffffffffffffffffffffff")
@@ -259,6 +265,69 @@ async fn a_method_the_api_does_not_take_gets_405_with_a_json_error() {
             error.contains(method) && error.contains("GET"),
             "{method} {path}: {body}"
         );
+    }
+    server.stop().await;
+}
+
+/// A request to `/ws` that is not a WebSocket handshake is told what is
+/// missing, in JSON like every refusal; another WebSocket version is told
+/// the one spoken here (RFC 6455, 4.4).
+#[tokio::test]
+async fn a_request_to_ws_that_is_not_a_handshake_is_told_what_it_lacks() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start().await;
+    let upgrade = "Connection: Upgrade\r\nUpgrade: websocket\r\n";
+    let key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    let cases = [
+        (String::new(), "Connection header did not include 'upgrade'"),
+        (
+            format!("{upgrade}Sec-WebSocket-Version: 8\r\n{key}"),
+            "`Sec-WebSocket-Version` header did not include '13'",
+        ),
+        (
+            format!("{upgrade}Sec-WebSocket-Version: 13\r\n"),
+            "`Sec-WebSocket-Key` header missing",
+        ),
+    ];
+    for (headers, what) in cases {
+        let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let req = format!("GET /ws HTTP/1.1\r\nHost: test\r\n{headers}\r\n");
+        tcp.write_all(req.as_bytes()).await.unwrap();
+        // Read until the whole body (its content-length) is in.
+        let mut raw = Vec::new();
+        let (head, body) = loop {
+            let mut chunk = [0; 4096];
+            let n = tokio::time::timeout(crate::common::WAIT, tcp.read(&mut chunk))
+                .await
+                .expect("an answer in time")
+                .unwrap();
+            assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&raw));
+            raw.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&raw).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length: ")
+                            .map(str::to_owned)
+                    })
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .expect("a content-length");
+                if body.len() >= length {
+                    break (head.to_owned(), body.to_owned());
+                }
+            }
+        };
+        assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+        let body: serde_json::Value = serde_json::from_str(&body).expect("a JSON body");
+        let error = body["error"].as_str().expect("an error");
+        assert!(error.contains(what), "{error}");
+        assert!(error.contains("Sec-WebSocket-Version: 13"), "{error}");
+        let tells_version = head
+            .to_ascii_lowercase()
+            .contains("sec-websocket-version: 13");
+        assert_eq!(tells_version, what.contains("Version"), "{head}");
     }
     server.stop().await;
 }

@@ -29,9 +29,14 @@ async fn a_player_who_steps_away_is_shown_away_and_comes_back_by_joining() {
     assert!(o.quiet_for(Duration::from_millis(300)).await);
     // Stepping away again, or from a table one is not at (one that does
     // not exist, or is gone), changes nothing.
-    o.ok(json!({"type":"step_away","table_id":table})).await;
-    o.ok(json!({"type":"step_away","table_id":"0123456789abcdef0123456789abcdef"}))
-        .await;
+    // Either way the `ok` names the table, as for every table request.
+    for id in [table.as_str(), "0123456789abcdef0123456789abcdef", "nope"] {
+        let (_, reply) = o.request(json!({"type":"step_away","table_id":id})).await;
+        assert_eq!(
+            (&reply["type"], &reply["table_id"]),
+            (&json!("ok"), &json!(id))
+        );
+    }
 
     let back = o.ok(json!({"type":"join_table","table_id":table})).await;
     assert!(

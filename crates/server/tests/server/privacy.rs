@@ -118,6 +118,16 @@ async fn a_bad_or_unknown_token_is_refused_with_401() {
             assert_eq!(status, 401, "{path} {header:?}: {body}");
             let body: Value = serde_json::from_str(&body).unwrap();
             assert!(body["error"].is_string(), "{body}");
+            // A right scheme with a token of the wrong shape is told so.
+            if header == "Bearer not-a-token" {
+                assert!(
+                    body["error"]
+                        .as_str()
+                        .unwrap()
+                        .contains("not a session token"),
+                    "{body}"
+                );
+            }
             assert!(
                 head.to_ascii_lowercase()
                     .contains("www-authenticate: bearer"),

@@ -207,8 +207,11 @@ async fn hello_with_a_token_and_a_name_renames_everywhere() {
         .table_until(|t| t.players.x.as_ref().unwrap().name == "Xavier")
         .await;
     assert!(state.players.x.as_ref().unwrap().connected);
+    // The table event the rename causes reaches the renamed player before
+    // the request's `ok` (docs/protocol.md, ordering).
     let events = x.ok(json!({"type":"set_name","name":"Xan"})).await;
-    let _ = events;
+    let shown = last_table(&events).expect("the table event before ok");
+    assert_eq!(shown.players.x.unwrap().name, "Xan");
     o.table_until(|t| t.players.x.as_ref().unwrap().name == "Xan")
         .await;
     let events = o.ok(json!({"type":"sync","table_id":table})).await;

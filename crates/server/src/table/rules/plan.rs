@@ -131,7 +131,8 @@ impl Plan {
                 return Err(ClientError::new(
                     ErrorCode::GameOver,
                     format!(
-                        "The move was meant for game {meant:.40}, which is over; it was not applied"
+                        "The move was meant for game {meant:.40}, which is not the round in play \
+                         at this table (an earlier round, over, or another table's); it was not applied"
                     ),
                 ));
             }

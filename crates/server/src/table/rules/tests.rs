@@ -353,9 +353,12 @@ fn a_move_meant_for_an_earlier_round_is_refused() {
     let mut m = mv(&a, Square::A1, None);
     m.game = Some("g0");
     let message = b.refused(Cmd::Move(m), ErrorCode::GameOver);
+    // The id may be an earlier round's, or another table's, or mangled:
+    // the message says what it is not, not that it is over.
     assert_eq!(
         message,
-        "The move was meant for game g0, which is over; it was not applied"
+        "The move was meant for game g0, which is not the round in play at this table \
+         (an earlier round, over, or another table's); it was not applied"
     );
     m.game = Some("g1");
     b.ok(Cmd::Move(m));
