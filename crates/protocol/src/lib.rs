@@ -43,7 +43,7 @@ pub use options::OptionsError;
 pub use server::{ChatLine, ServerMsg};
 pub use strict::parse_request;
 pub use table::{BotSeat, LobbyTable, PlayerInfo, TableOptions, TableState, TableStatus};
-pub use text::{MAX_MARKS, NameError, check_name, is_hidden, is_mark};
+pub use text::{MAX_MARKS, NameError, check_name, is_hidden, is_mark, shows};
 
 pub use oxo_core::{Scores, Starter};
 

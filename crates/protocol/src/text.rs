@@ -79,6 +79,22 @@ impl fmt::Display for NameError {
 
 impl std::error::Error for NameError {}
 
+/// Whether `c` shows something by itself: not a space, a combining mark,
+/// a joiner or a variation selector (which only change what is next to
+/// them). A name or a chat line needs at least one such character.
+///
+/// ```
+/// use oxo_protocol::shows;
+/// assert!(shows('a') && shows('🎲'));
+/// assert!(!shows(' ') && !shows('\u{0301}') && !shows('\u{FE0F}'));
+/// ```
+#[must_use]
+pub fn shows(c: char) -> bool {
+    !(c.is_whitespace()
+        || is_mark(c)
+        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}'))
+}
+
 /// Checks a display name and returns it trimmed: 1 to [`MAX_NAME_CHARS`]
 /// characters, no control or hidden characters, at most [`MAX_MARKS`]
 /// combining marks on a letter, and something that shows.
@@ -112,11 +128,6 @@ pub fn check_name(name: &str) -> Result<&str, NameError> {
             return Err(NameError::TooManyMarks);
         }
     }
-    let shows = |c: char| {
-        !(c.is_whitespace()
-            || is_mark(c)
-            || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}'))
-    };
     if !name.chars().any(shows) {
         return Err(NameError::ShowsNothing);
     }

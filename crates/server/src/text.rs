@@ -10,7 +10,7 @@
 use std::sync::{Arc, OnceLock};
 
 use oxo_protocol::limits::MAX_CHAT_CHARS;
-use oxo_protocol::{MAX_MARKS, check_name, is_hidden, is_mark};
+use oxo_protocol::{MAX_MARKS, check_name, is_hidden, is_mark, shows};
 use unicode_normalization::UnicodeNormalization;
 use unicode_security::confusable_detection::skeleton;
 
@@ -102,6 +102,11 @@ pub(crate) fn clean_chat(text: &str) -> Result<String, String> {
     if chars == 0 {
         return Err("The chat message is empty".into());
     }
+    if !cleaned.chars().any(shows) {
+        return Err(
+            "The chat message shows nothing: write at least one letter, digit or symbol".into(),
+        );
+    }
     if chars > MAX_CHAT_CHARS {
         return Err(format!(
             "The chat message has {chars} characters; at most {MAX_CHAT_CHARS} are allowed"
@@ -190,6 +195,19 @@ mod tests {
     fn chat_is_cleaned_and_bounded() {
         assert_eq!(clean_chat(" hi\tthere\n").as_deref(), Ok("hi there"));
         assert!(clean_chat("\u{7}").is_err());
+        // A line of marks or selectors alone shows nothing: refused, as
+        // for names; a mark on a letter is fine.
+        for blank in ["\u{FE0F}", " \u{0300}\u{200D} "] {
+            assert_eq!(
+                clean_chat(blank),
+                Err(
+                    "The chat message shows nothing: write at least one letter, digit or symbol"
+                        .to_owned()
+                ),
+                "{blank:?}"
+            );
+        }
+        assert!(clean_chat("e\u{0301}").is_ok());
         assert!(clean_chat(&"x".repeat(MAX_CHAT_CHARS + 1)).is_err());
         assert_eq!(
             clean_chat("gg \u{202E}olleh\u{200B}").as_deref(),
