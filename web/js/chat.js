@@ -14,13 +14,20 @@
 // on: the server says so with the line (`watching`), so that a line keeps
 // its mark, or its lack of one, whatever the seats are later.
 //
+// A line we send shows at once at the end of the log, dimmed and marked
+// "sending…", and the box empties, so that another Enter cannot send it
+// again; the server's `chat` event for it takes its place among the lines
+// said (in the server's order), and a refusal stays on the line, in the
+// server's words ("Not sent: …"). Offline the box takes nothing and says
+// why: a line queued there would arrive much later, or many times.
+//
 // It owns its elements and the messages it shows, and nothing else: the
-// page gives it the function that sends a message, and the one that tells
-// who watches. Whether the panel shows at all (not in pass and play) is the
-// page's call.
+// page gives it the function that sends a message, and tells it when the
+// connection comes and goes (`setStatus`). Whether the panel shows at all
+// (not in pass and play) is the page's call.
 
 import { conn } from './net.js';
-import { h, replace, toast } from './dom.js';
+import { h } from './dom.js';
 import { MAX_CHAT_CHARS } from './limits.js';
 
 /** @typedef {import('./protocol.js').ChatLine} ChatLine */
@@ -49,58 +56,157 @@ export function chatPanel({ send }) {
     autocomplete: 'off',
   }));
   input.addEventListener('input', () => { hint.hidden = true; });
-  const form = h('form.chat-form', { onsubmit: submit },
-    input,
-    h('button.btn.btn-secondary.btn-small', { type: 'submit' }, 'Send'),
-  );
+  const sendButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-secondary.btn-small', { type: 'submit' }, 'Send'));
+  // Offline: the box is disabled, and this says why (the box points to it).
+  const offline = h('p.chat-hint.chat-offline', { id: 'chat-offline', hidden: true },
+    "Offline — chat comes back when you're connected.");
+  const form = h('form.chat-form', { onsubmit: submit }, input, sendButton);
   const el = h('section.panel.chat', { 'aria-labelledby': 'h-chat' },
     h('h2', { id: 'h-chat' }, 'Chat'),
     log,
     form,
     hint,
+    offline,
   );
 
+  /**
+   * Our lines on their way, oldest first, each with its item at the end of
+   * the log (after every line said, and before lines that were refused).
+   * @type {{ text: string, li: HTMLElement }[]}
+   */
+  const sending = [];
+  /** Whether the box had the focus when it went offline. */
+  let typing = false;
+
   /** @param {SubmitEvent} ev */
-  async function submit(ev) {
+  function submit(ev) {
     ev.preventDefault();
+    if (input.disabled) return;
     const text = input.value.trim();
+    input.value = '';
     if (!text) {
-      input.value = '';
       hint.textContent = 'Empty messages are not sent.';
       hint.hidden = false;
       return;
     }
     hint.hidden = true;
-    try {
-      await send(text);
-      input.value = '';
-    } catch (err) {
-      toast(err.message);
+    const li = line(conn.name ?? '', text, true);
+    li.classList.add('is-pending');
+    const state = h('span.chat-state', {}, 'sending…');
+    li.append(state);
+    append(li);
+    const mine = { text, li };
+    sending.push(mine);
+    send(text).then(() => {
+      // The server's `chat` event came first and said it; without one, it
+      // is said as sent.
+      if (settle(mine)) said(li, { from_id: conn.playerId ?? '', from_name: conn.name ?? '', text });
+    }).catch((err) => {
+      if (!settle(mine)) return;
+      li.classList.remove('is-pending');
+      li.classList.add('is-failed');
+      state.textContent = `Not sent: ${err.message}`;
+    });
+  }
+
+  /**
+   * Takes `mine` off the lines on their way; false if it was not there (it
+   * was settled already).
+   * @param {{ text: string, li: HTMLElement }} mine
+   */
+  function settle(mine) {
+    const i = sending.indexOf(mine);
+    if (i < 0) return false;
+    sending.splice(i, 1);
+    return true;
+  }
+
+  /**
+   * A line of the log: who said it (`watching`: from a spectator) and what.
+   * @param {string} from
+   * @param {string} text
+   * @param {boolean} mine
+   * @param {boolean} [watching]
+   */
+  function line(from, text, mine, watching = false) {
+    return h(`li.chat-msg${mine ? '.is-mine' : ''}`, {},
+      h('span.chat-from', {}, from, watching ? [' ', h('span.chat-badge', {}, 'watching')] : null),
+      h('span.chat-text', {}, text),
+    );
+  }
+
+  /** The first item of the log's tail: our lines on their way, and refused ones. */
+  const tail = () => log.querySelector('li:has(> .chat-state)');
+
+  /**
+   * Puts `li` at the end of the log (a line said goes before the tail), and
+   * keeps the end in view.
+   * @param {HTMLElement} li
+   */
+  function append(li) {
+    log.querySelector('li.empty')?.remove();
+    log.insertBefore(li, li.querySelector('.chat-state') ? null : tail());
+    log.scrollTop = log.scrollHeight;
+  }
+
+  /**
+   * Shows `msg` as said, in `li` (a new item, or ours that was on its way:
+   * changed where it stands, so that screen readers do not read it again,
+   * and moved only if lines of ours before it are still on their way).
+   * @param {HTMLElement} li
+   * @param {ChatLine} msg
+   */
+  function said(li, msg) {
+    shown.push({ from_id: msg.from_id, from_name: msg.from_name, text: msg.text });
+    if (li.isConnected) {
+      li.classList.remove('is-pending');
+      li.querySelector('.chat-state')?.remove();
+      const from = line(msg.from_name, '', true, msg.watching).querySelector('.chat-from');
+      if (from) li.querySelector('.chat-from')?.replaceWith(from);
+      const first = tail();
+      if (first && first.compareDocumentPosition(li) & Node.DOCUMENT_POSITION_FOLLOWING) log.insertBefore(li, first);
+    } else {
+      append(li);
+    }
+    // The latest `MAX_CHAT` lines said stay.
+    while (shown.length > MAX_CHAT) {
+      shown.shift();
+      log.querySelector('li.chat-msg:not(:has(> .chat-state))')?.remove();
     }
   }
 
   /**
    * Shows a message said at this table (a `chat` event's, or a line of the
-   * history).
+   * history). Ours, on its way, takes its place.
    * @param {ChatLine} msg
    */
   function add(msg) {
-    if (shown.length === 0) log.replaceChildren();
-    shown.push({ from_id: msg.from_id, from_name: msg.from_name, text: msg.text });
-    log.append(
-      h(`li.chat-msg${msg.from_id === conn.playerId ? '.is-mine' : ''}`, {},
-        h('span.chat-from', {},
-          msg.from_name,
-          msg.watching ? [' ', h('span.chat-badge', {}, 'watching')] : null,
-        ),
-        h('span.chat-text', {}, msg.text),
-      ),
-    );
-    while (shown.length > MAX_CHAT) {
-      shown.shift();
-      log.firstChild?.remove();
+    const mine = msg.from_id === conn.playerId;
+    const waiting = mine ? sending.find((m) => m.text === msg.text) : undefined;
+    if (waiting) settle(waiting);
+    said(waiting?.li ?? line(msg.from_name, msg.text, mine, msg.watching), msg);
+  }
+
+  /**
+   * The connection's status: offline, the box takes nothing and says why.
+   * @param {import('./net.js').Status} status
+   */
+  function setStatus(status) {
+    const off = status === 'offline';
+    if (off === input.disabled) return;
+    // Back online, the box the player was typing in has the focus again.
+    const refocus = !off && typing;
+    typing = off && document.activeElement === input;
+    input.disabled = off;
+    sendButton.disabled = off;
+    offline.hidden = !off;
+    if (off) {
+      input.setAttribute('aria-describedby', 'chat-offline');
+      hint.hidden = true;
+    } else {
+      input.removeAttribute('aria-describedby');
     }
-    log.scrollTop = log.scrollHeight;
+    if (refocus) input.focus();
   }
 
   /**
@@ -123,5 +229,7 @@ export function chatPanel({ send }) {
     for (const m of messages.slice(common)) add(m);
   }
 
-  return { el, add, history };
+  setStatus(conn.status);
+
+  return { el, add, history, setStatus };
 }

@@ -334,6 +334,7 @@ export function mountGame(main, { tableId, watch }) {
   }));
   cleanups.push(conn.on('welcome', () => presence.attach()));
   cleanups.push(conn.on('status', (status) => {
+    chat.setStatus(status);
     if (status !== 'online' && table) {
       statusEl.dataset.offline = 'true';
     } else {

@@ -6,7 +6,9 @@
 //   server gives us back the same player and re-attaches us to our tables.
 // - `request(msg)` adds a request id and returns a promise that resolves with
 //   the server's `ok` (or `welcome`) and rejects with a `ServerError` for an
-//   `error` reply. Requests made while offline wait for the connection.
+//   `error` reply. Requests made before the first `welcome` wait for it;
+//   `offline`, only those safe to repeat wait, and the others are refused
+//   at once (code `offline`): queued, they would act much later, unseen.
 //   Requests still unanswered when the socket drops are sent again, with the
 //   same id, after the next `welcome`: the server never applies a retried
 //   move twice. A request refused `table_moving` (in a cluster, its table
@@ -81,13 +83,16 @@ const MOVING_RETRY_MS = 500;
 // Requests that are safe to send again after a reconnect when their reply was
 // lost: moves carry their id and the server never applies one twice; the
 // others change nothing when repeated. The rest (create_table, chat, forfeit,
-// rematch, leave_table) fail with code "disconnected" instead.
+// rematch, leave_table) fail instead: `disconnected` if sent, else `offline`.
 const RETRY_SAFE = new Set(['move', 'join_table', 'watch_table', 'sync', 'watch_lobby', 'unwatch_lobby', 'ping', 'set_name']);
+
+/** Why a request that cannot wait is refused offline. */
+export const OFFLINE_MESSAGE = 'You are offline. Try again once you are connected.';
 
 /** An `error` reply from the server (or a local failure with a similar shape). */
 export class ServerError extends Error {
   /**
-   * @param {string} code the server's `ErrorCode`, or `disconnected` or `timeout`
+   * @param {string} code the server's `ErrorCode`, or `disconnected`, `timeout` or `offline`
    * @param {string} message
    */
   constructor(code, message) {
@@ -318,8 +323,12 @@ export class Connection extends Emitter {
     this.helloId = null;
     this.stopPing();
     for (const [id, p] of this.pending) {
-      if (!p.sent || RETRY_SAFE.has(p.msg.type)) continue;
-      this.settle(id, (q) => q.reject(new ServerError('disconnected', 'The connection was lost; please try again.')));
+      if (RETRY_SAFE.has(p.msg.type)) continue;
+      this.waiting = this.waiting.filter((w) => w !== id);
+      const err = p.sent
+        ? new ServerError('disconnected', 'The connection was lost; please try again.')
+        : new ServerError('offline', OFFLINE_MESSAGE);
+      this.settle(id, (q) => q.reject(err));
     }
     this.setStatus('offline');
     this.scheduleReconnect();
@@ -404,6 +413,9 @@ export class Connection extends Emitter {
    * @returns {Promise<ServerMsgOk | ServerMsgPong>}
    */
   request(msg) {
+    if (this.status === 'offline' && !RETRY_SAFE.has(msg.type)) {
+      return Promise.reject(new ServerError('offline', OFFLINE_MESSAGE));
+    }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

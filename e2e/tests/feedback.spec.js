@@ -1,0 +1,90 @@
+// Defects found by an outside sweep of the browser UI, each with the test
+// that showed it: a chat line sent on a slow or dead link that stayed in
+// its box and went again on every Enter; Rematch and Leave that showed
+// nothing until the server answered; an opponent leaving after a finished
+// round, which wiped its result; a move clock with no low-time warning; a
+// move list too short for a whole game; a long name that spilled out of
+// the status line; lobby rows without their time per move; and a home page
+// that queued a new table while offline and jumped to it later.
+
+import { test, expect, artifact } from '../support/fixtures.js';
+import {
+  status, substatus, play, boardOf, winCellsOf, slowSocket, cuttableSocket, aliceAndBob, chatLines,
+} from '../support/game.js';
+
+const chatBox = (page) => page.getByRole('textbox', { name: 'Chat message' });
+
+/** Alice (X, `page`) wins a1-a2-a3 against Bob (O). */
+async function aliceWins(page, bob) {
+  for (const [p, sq, mark] of [[page, 'a1', 'X'], [bob, 'b1', 'O'], [page, 'a2', 'X'], [bob, 'b2', 'O'], [page, 'a3', 'X']]) {
+    await play(p, sq, mark);
+  }
+  await expect(status(page)).toHaveText('You win');
+  await expect(status(bob)).toHaveText('Alice wins');
+}
+
+// --- 1. Chat on a slow or dead link ---
+
+test('a chat line shows at once as pending, the box clears, and a second Enter sends nothing', async ({ page, player }) => {
+  let net = null;
+  const { bob } = await aliceAndBob(page, player, async (b) => {
+    net = await slowSocket(b);
+  });
+  net.lag(1_500);
+
+  const box = chatBox(bob);
+  await box.fill('hello there');
+  await box.press('Enter');
+  // At once: the box is empty and the line shows, dimmed, as being sent.
+  await expect(box).toHaveValue('', { timeout: 300 });
+  const line = bob.locator('#chatlog .chat-msg.is-pending');
+  await expect(line).toHaveCount(1, { timeout: 300 });
+  await expect(line).toContainText('hello there');
+  await expect(line).toContainText('sending…');
+  expect(Number(await line.evaluate((el) => getComputedStyle(el).opacity))).toBeLessThan(1);
+  // More Enters and a click on Send: nothing more goes.
+  await box.press('Enter');
+  await bob.getByRole('button', { name: 'Send' }).click();
+  await bob.waitForTimeout(300);
+  expect(net.sent.filter((m) => m.type === 'chat')).toHaveLength(1);
+
+  // The server's answer: the line, once, no longer pending.
+  await expect(bob.locator('#chatlog .chat-msg.is-pending')).toHaveCount(0, { timeout: 5_000 });
+  await expect(chatLines(bob)).toHaveText(['hello there']);
+  await expect(chatLines(page)).toHaveText(['hello there']);
+  await expect(bob.locator('#chatlog')).not.toContainText('sending');
+  expect(net.sent.filter((m) => m.type === 'chat')).toHaveLength(1);
+});
+
+test('offline the chat says so and takes nothing; back online it works', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player);
+  await bob.context().setOffline(true);
+  const box = chatBox(bob);
+  await expect(box).toBeDisabled({ timeout: 3_000 });
+  await expect(bob.locator('#chat-offline')).toHaveText(/Offline — chat comes back when you're connected/);
+  await expect(bob.getByRole('button', { name: 'Send' })).toBeDisabled();
+
+  await bob.context().setOffline(false);
+  await expect(box).toBeEnabled({ timeout: 15_000 });
+  await expect(bob.locator('#chat-offline')).toBeHidden();
+  await box.fill('back');
+  await box.press('Enter');
+  await expect(chatLines(page)).toHaveText(['back']);
+  await expect(chatLines(bob)).toHaveText(['back']);
+});
+
+test('a refused chat line says the server\'s reason on the line', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player, async (b) => {
+    const net = await slowSocket(b);
+    net.refuse('chat', 'rate_limited', 'You are sending messages too fast; wait a moment.');
+  });
+  const box = chatBox(bob);
+  await box.fill('spam');
+  await box.press('Enter');
+  const failed = bob.locator('#chatlog .chat-msg.is-failed');
+  await expect(failed).toHaveCount(1);
+  await expect(failed).toContainText('spam');
+  await expect(failed).toContainText('You are sending messages too fast; wait a moment.');
+  await expect(bob.locator('#chatlog .chat-msg.is-pending')).toHaveCount(0);
+  await expect(chatLines(page)).toHaveCount(0);
+});
