@@ -88,3 +88,36 @@ test('a refused chat line says the server\'s reason on the line', async ({ page,
   await expect(bob.locator('#chatlog .chat-msg.is-pending')).toHaveCount(0);
   await expect(chatLines(page)).toHaveCount(0);
 });
+
+// --- 2. Rematch and Leave answer at once ---
+
+test('on a slow link Rematch turns busy at once, and a second click sends nothing', async ({ page, player }) => {
+  const net = await slowSocket(page);
+  const { bob } = await aliceAndBob(page, player);
+  await aliceWins(page, bob);
+  net.lag(2_000);
+  const rematch = page.locator('#rematch');
+  await rematch.click();
+  await expect(rematch).toHaveText('Asking for a rematch…', { timeout: 300 });
+  await expect(rematch).toHaveAttribute('aria-disabled', 'true');
+  // Clicked again (Playwright waits for a button that says it is disabled).
+  await rematch.click({ force: true });
+  await page.waitForTimeout(300);
+  expect(net.sent.filter((m) => m.type === 'rematch')).toHaveLength(1);
+  await expect(rematch).toHaveText('Rematch asked', { timeout: 5_000 });
+  await expect(substatus(bob)).toHaveText(/Alice wants a rematch/);
+  expect(net.sent.filter((m) => m.type === 'rematch')).toHaveLength(1);
+});
+
+test('on a slow link Leave after a finished round goes home at once, and still leaves', async ({ page, player }) => {
+  let net = null;
+  const { bob } = await aliceAndBob(page, player, async (b) => {
+    net = await slowSocket(b);
+  });
+  await aliceWins(page, bob);
+  net.lag(2_000);
+  await bob.locator('#leave').click();
+  await expect(bob).toHaveURL(/\/$/, { timeout: 500 });
+  expect(net.sent.filter((m) => m.type === 'leave_table')).toHaveLength(1);
+  await expect(page.locator('.status-box')).toContainText('Bob left the table');
+});

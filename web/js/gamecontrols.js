@@ -27,6 +27,8 @@ import { LEVELS, SIDES, botChoice, rememberBot } from './botgame.js';
 export function gameControls({ tableId, presence }) {
   /** @type {TableState | null} the state drawn last, for the confirmations */
   let table = null;
+  /** @type {View | null} how it was seen */
+  let view = null;
 
   const share = h('div.share', { id: 'share', hidden: true },
     h('p.share-title', {}, 'Send this link to a friend. They open it and take the other seat.'),
@@ -87,8 +89,27 @@ export function gameControls({ tableId, presence }) {
     }
   }
 
+  // A rematch asked and not yet answered: the button says so at once, and
+  // takes no second click. Not `disabled`: the focus stays on it, for the
+  // board to take once the next round starts.
+  let asking = false;
+
   function rematch() {
-    presence.request({ type: 'rematch' }).catch((err) => toast(err.message));
+    if (asking || rematchButton.getAttribute('aria-disabled') === 'true') return;
+    asking = true;
+    showRematch();
+    presence.request({ type: 'rematch' }).catch((err) => toast(err.message)).finally(() => {
+      asking = false;
+      showRematch();
+    });
+  }
+
+  /** Rematch as the state drawn and the request on its way call for. */
+  function showRematch() {
+    const asked = Boolean(table && view?.seats.some((s) => view?.seatInfo(s)?.wants_rematch) && !view?.isPass());
+    rematchButton.setAttribute('aria-disabled', String(asking || asked));
+    rematchButton.classList.toggle('is-busy', asking);
+    rematchButton.textContent = asking ? 'Asking for a rematch…' : asked ? 'Rematch asked' : 'Rematch';
   }
 
   function forfeit() {
@@ -108,13 +129,12 @@ export function gameControls({ tableId, presence }) {
    */
   function render(t, v) {
     table = t;
+    view = v;
     const { seats, seatInfo, isPass } = v;
     const seated = seats.length > 0;
     const over = t.status === 'round_over';
     rematchButton.hidden = !(seated && over);
-    const asked = seats.some((s) => seatInfo(s)?.wants_rematch) && !isPass();
-    rematchButton.disabled = asked;
-    rematchButton.textContent = asked ? 'Rematch asked' : 'Rematch';
+    showRematch();
     forfeitButton.hidden = !(seated && t.status === 'in_progress');
     if (forfeitButton.hidden) resetForfeit();
     leaveButton.hidden = false;

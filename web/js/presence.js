@@ -23,7 +23,7 @@
 // at the limit of tables in play must leave first to make room; if creating
 // fails then, this table is gone and we go home.
 
-import { conn } from './net.js';
+import { conn, OFFLINE_MESSAGE } from './net.js';
 import { toast } from './dom.js';
 import { navigate } from './router.js';
 import { forget } from './session.js';
@@ -139,15 +139,38 @@ export class Presence {
     }
   }
 
-  /** Leaves the table (giving up a seat) and goes home. */
+  /**
+   * Leaves the table (giving up a seat) and goes home. A player goes at
+   * once, while the request is on its way: the page has nothing more to
+   * show them here, and a refusal shows at home as a toast (the seat is
+   * kept, and listed among their games). A spectator goes once the server
+   * has let them go: a refusal leaves them watching, and says why.
+   */
   async leave() {
+    if (conn.status === 'offline') {
+      toast(OFFLINE_MESSAGE);
+      return;
+    }
+    const player = this.role !== 'spectator';
+    const leaving = this.request({ type: 'leave_table' });
+    if (player) {
+      // The page goes now, and says nothing to the table as it goes.
+      this.gone = true;
+      this.role = null;
+      forget(this.tableId);
+      navigate('/');
+    }
     try {
-      await this.request({ type: 'leave_table' });
+      await leaving;
     } catch (err) {
       if (err.code !== 'not_seated' && err.code !== 'no_such_table') {
-        toast(err.message);
+        toast(player ? `You did not leave the table: ${err.message}` : err.message);
         return;
       }
+    }
+    if (player) {
+      tellLeft(this.tableId);
+      return;
     }
     this.left();
     navigate('/');
