@@ -121,3 +121,25 @@ test('on a slow link Leave after a finished round goes home at once, and still l
   expect(net.sent.filter((m) => m.type === 'leave_table')).toHaveLength(1);
   await expect(page.locator('.status-box')).toContainText('Bob left the table');
 });
+
+// --- 3. An opponent who leaves after the round is over ---
+
+test('an opponent who leaves a finished round leaves its result, its line and its board', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player);
+  await aliceWins(page, bob);
+  await page.locator('#rematch').click();
+  await expect(substatus(bob)).toHaveText(/Alice wants a rematch/);
+  await page.locator('#leave').click();
+  await expect(page).toHaveURL(/\/$/);
+
+  await expect(substatus(bob)).toHaveText(/Alice left the table/);
+  await expect(status(bob)).toHaveText('Alice wins');
+  // The move list: the result line stays, and the leaving is a line of its own after it.
+  await expect(bob.locator('#moves .move-end').first()).toHaveText('Alice wins');
+  await expect(bob.locator('#moves li').last()).toHaveText(/Alice left the table/);
+  await expect(bob.locator('#moves li.move:not(.move-end)')).toHaveCount(5);
+  // The board: the final position, with its winning line.
+  expect(await boardOf(bob)).toBe('XO.XO.X..');
+  expect(await winCellsOf(bob)).toEqual(['a1', 'a2', 'a3']);
+  await expect(bob.locator('.winline .winstroke')).toHaveCount(1);
+});

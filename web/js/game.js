@@ -206,7 +206,8 @@ export function mountGame(main, { tableId, watch }) {
 
   function renderStatus() {
     const v = currentView();
-    const [told, described] = departure && table?.status === 'waiting' ? departureText(v, departure) : describe(v);
+    const left = departure && table?.status === 'waiting' ? departureText(v, departure) : null;
+    const [told, described] = left ? [left.line, left.sub] : describe(v);
     // A move on its way: the status says so until the server's answer
     // (the cell shows it dimmed meanwhile).
     const sending = table ? sender.pending(table) : null;
@@ -234,8 +235,12 @@ export function mountGame(main, { tableId, watch }) {
     // stays in view (dimmed, as over) until the next round starts.
     const waiting = table.status === 'waiting';
     const blank = waiting && !departure;
-    const cells = parseBoard(blank ? '.........' : table.board);
-    const last = table.moves.length && !blank ? index(table.moves[table.moves.length - 1]) : -1;
+    const left = waiting ? departure : null;
+    const moves = left ? left.moves : table.moves;
+    const cells = parseBoard(blank ? '.........' : left ? left.board : table.board);
+    const last = moves.length && !blank ? index(moves[moves.length - 1]) : -1;
+    // The round the opponent left, if it was over: its result stays drawn.
+    const outcome = table.status === 'round_over' ? table.outcome : left?.outcome;
     const myTurn = canMove();
     const vsBot = Boolean(seatInfo('X')?.bot || seatInfo('O')?.bot);
     const sending = sender.pending(table);
@@ -243,8 +248,8 @@ export function mountGame(main, { tableId, watch }) {
       cells,
       last,
       pending: sending ? { index: index(sending.cell), mark: sending.mark } : null,
-      winCells: table.status === 'round_over' ? outcomeCells(table.outcome) : [],
-      winner: winnerOf(table.outcome),
+      winCells: outcomeCells(outcome),
+      winner: winnerOf(outcome),
       preview: myTurn ? table.turn : null,
       interactive: myTurn,
       hints: hints.forBoard(table, { offered: vsBot && seats.length > 0, wanted: vsBot && myTurn }),
@@ -403,6 +408,8 @@ function departed(before, t) {
     // Leaving a round in play forfeits it; a finished round keeps its result.
     const won = before.status === 'in_progress' && bySeat(t.players, stays) ? stays : null;
     return {
+      outcome: before.status === 'round_over' ? before.outcome ?? null : null,
+      board: before.board,
       name: was.name,
       seat,
       won,

@@ -57,16 +57,20 @@ export function moveList() {
     if (table.status === 'round_over' && table.outcome) {
       items.push(h('li.move.move-end', {}, outcomeText(v, table.outcome)));
     } else if (left) {
-      items.push(h('li.move.move-end', {}, departureText(v, left)[0]));
+      const { line, note } = departureText(v, left);
+      items.push(h('li.move.move-end', {}, line));
+      if (note) items.push(h('li.move.move-end.move-note', {}, note));
     }
     if (!items.length) items.push(h('li.empty', {}, table.status === 'waiting' ? 'The game starts when both seats are taken.' : 'No moves yet.'));
     replace(list, items);
     list.scrollTop = list.scrollHeight;
     // Once the round is over, the solver's verdict on every move (one
-    // request per game, cached; the same words as the replay page).
-    if (table.status === 'round_over' && table.moves.length) {
+    // request per game, cached; the same words as the replay page); also
+    // of a finished round that the opponent left.
+    const over = table.status === 'round_over' ? table : left?.outcome ? left : null;
+    if (over && over.moves.length) {
       const shown = table;
-      explainGame(shown.first, shown.moves).then((e) => {
+      explainGame(over.first, over.moves).then((e) => {
         if (drawn !== shown) return;
         annotateMoves(list, e);
         // The verdicts make the list taller: keep its end (the result) in view.

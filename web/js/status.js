@@ -124,23 +124,32 @@ export function rematchText(v) {
  * An opponent who left a table that now waits for a new one: their `name`
  * and `seat`, `won` the seat that won by their leaving a round in play
  * (null if the round was over already) and `winnerName` its player's name;
- * the round they left: who moved `first`, its `moves` and `gameId`.
- * @typedef {{ name: string, seat: Player, won: Player | null, winnerName: string | null, first: Player, moves: string[], gameId: string | null | undefined }} Departure
+ * the round they left: who moved `first`, its `moves`, `gameId`, final
+ * `board`, and its `outcome` if it was over before they left.
+ * @typedef {{ name: string, seat: Player, won: Player | null, winnerName: string | null, first: Player, moves: string[],
+ *   gameId: string | null | undefined, board: string, outcome: Outcome | null }} Departure
  */
 
 /**
- * The status lines after an opponent left: the result their leaving gave
- * ("You win — Ann left the table"), and who waits for whom next.
+ * The status lines after an opponent left, and the move list's: the
+ * result (`line`: the one their leaving gave, "You win — Ann left the
+ * table", or that of the round they left once it was over, "Ann wins"),
+ * what the status line adds under it (`sub`: that they left, if the result
+ * does not say so, and who waits for whom next), and the move list's line
+ * after the result (`note`), if it does not say so.
  * @param {View} v
  * @param {Departure} d
- * @returns {[string, string]}
+ * @returns {{ line: string, sub: string, note: string | null }}
  */
 export function departureText(v, d) {
-  const { seats, seatInfo } = v;
+  const { seats, seatInfo, who } = v;
   const gone = `${d.name} left the table`;
-  let line = gone;
-  if (d.won) line = `${seats.includes(d.won) ? 'You win' : `${d.winnerName} wins`} — ${gone}`;
   const host = seatInfo('X') ?? seatInfo('O');
-  const sub = seats.length ? 'Waiting for a new opponent…' : host ? `${host.name} is waiting for an opponent` : '';
-  return [line, sub];
+  const next = seats.length ? 'Waiting for a new opponent…' : host ? `${host.name} is waiting for an opponent` : '';
+  if (d.outcome) {
+    const result = seatedOutcome(d.outcome, { seats, who: (s) => (s === d.seat ? d.name : who(s)), pass: false });
+    return { line: result, sub: [gone, next].filter(Boolean).join(' · '), note: gone };
+  }
+  const line = d.won ? `${seats.includes(d.won) ? 'You win' : `${d.winnerName} wins`} — ${gone}` : gone;
+  return { line, sub: next, note: null };
 }
