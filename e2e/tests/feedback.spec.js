@@ -143,3 +143,37 @@ test('an opponent who leaves a finished round leaves its result, its line and it
   expect(await winCellsOf(bob)).toEqual(['a1', 'a2', 'a3']);
   await expect(bob.locator('.winline .winstroke')).toHaveCount(1);
 });
+
+// --- 4. The move clock warns when time runs low ---
+
+test('the move clock turns urgent at 5 s, and says so once to screen readers', async ({ page, player }) => {
+  test.setTimeout(60_000);
+  await page.goto('/');
+  await page.getByRole('radio', { name: /^15 s/ }).check();
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  // Everything the announcer says, in order.
+  await page.evaluate(() => {
+    const said = [];
+    /** @type {any} */ (window).said = said;
+    const region = document.getElementById('announcer');
+    new MutationObserver(() => {
+      if (region?.textContent) said.push(region.textContent);
+    }).observe(region, { childList: true, characterData: true, subtree: true });
+  });
+  const bob = await player('Bob');
+  await bob.goto(page.url());
+  await expect(status(page)).toHaveText('Your turn (X)');
+  const clock = page.locator('#substatus .clock');
+  await expect(clock).toHaveText(/^1\d s left for this move$/);
+  await expect(clock).not.toHaveAttribute('data-urgent', 'true');
+  const calm = await clock.evaluate((el) => getComputedStyle(el).color);
+
+  await expect(clock).toHaveText(/^[1-5] s left!$/, { timeout: 15_000 });
+  await expect(clock).toHaveAttribute('data-urgent', 'true');
+  expect(await clock.evaluate((el) => getComputedStyle(el).color)).not.toBe(calm);
+  await expect(page.locator('#announcer')).toHaveText(/s left/);
+  await expect(clock).toHaveText(/^[1-2] s left!$/, { timeout: 5_000 });
+  const said = await page.evaluate(() => /** @type {any} */ (window).said.filter((s) => /s left/.test(s)));
+  expect(said).toHaveLength(1);
+});

@@ -26,7 +26,7 @@ import { h, replace, announce } from './dom.js';
 import { Board } from './board.js';
 import { mySeats } from './session.js';
 import { SQUARES, parseBoard, index, outcomeCells, other, bySeat, winnerOf } from './notation.js';
-import { view, describe, departureText } from './status.js';
+import { view, describe, departureText, moveClock } from './status.js';
 import { Presence } from './presence.js';
 import { moveSender } from './sendmove.js';
 import { scoreboard } from './scoreboard.js';
@@ -59,6 +59,8 @@ export function mountGame(main, { tableId, watch }) {
   /** @type {TableState | null} the state before it */
   let prev = null;
   let lastStatus = '';
+  /** The move (round and ply) whose low time was said already. */
+  let urgedFor = '';
   /**
    * The opponent who last left the table, while it waits for a new one:
    * who, from which seat, and the round they left (its moves, for the move
@@ -217,13 +219,34 @@ export function mountGame(main, { tableId, watch }) {
       ? 'No answer from the server — checking…'
       : offline ? 'Offline: reconnecting… Moves can be played again once back online.' : described;
     statusEl.textContent = line;
-    subEl.textContent = sub;
-    subEl.hidden = !sub;
+    renderSub(sub, v);
     const your = table && table.status === 'in_progress' && myTurn() && !sending;
     statusEl.classList.toggle('is-yours', Boolean(your));
     statusEl.dataset.state = table?.status ?? 'connecting';
     document.title = `${line} · oxo`;
     return line;
+  }
+
+  /**
+   * The line under the status, `sub`, with its move clock (`v`'s) set apart
+   * to show when time runs low; that is said once a move to the player
+   * whose move it is (the live region is not told every second).
+   * @param {string} sub
+   * @param {import('./status.js').View} v
+   */
+  function renderSub(sub, v) {
+    const clock = moveClock(v);
+    subEl.hidden = !sub;
+    if (!clock || !sub.startsWith(clock.text)) {
+      subEl.textContent = sub;
+      return;
+    }
+    replace(subEl, h('span.clock', { dataset: { urgent: String(clock.urgent) } }, clock.text), sub.slice(clock.text.length));
+    const key = `${v.table?.game_id}:${v.table?.moves.length}`;
+    if (clock.urgent && myTurn() && urgedFor !== key) {
+      urgedFor = key;
+      announce(`${clock.seconds} seconds left for your move.`);
+    }
   }
 
   /** @param {boolean} [animate] draw new marks in */

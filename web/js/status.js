@@ -76,8 +76,8 @@ export function describe(v) {
         if (dup >= 0) subs.splice(dup, 1);
       } else if (seated) line = `Waiting for ${who(turn)}…`;
       else line = `${who(turn)} (${turn}) to move`;
-      const clock = secondsLeft(table.time_left_ms);
-      if (clock !== null) subs.unshift(`${clock} s left for this move`);
+      const clock = moveClock(v);
+      if (clock) subs.unshift(clock.text);
       return [line, subs.join(' · ')];
     }
     case 'round_over': {
@@ -88,6 +88,24 @@ export function describe(v) {
     default:
       return ['', ''];
   }
+}
+
+/** At this many seconds left, and fewer, the move clock is urgent. */
+export const URGENT_SECONDS = 5;
+
+/**
+ * The move clock of a round in play with a time per move: the `seconds`
+ * left, whether that is `urgent`, and its words ("11 s left for this
+ * move", "3 s left!"); null without a clock.
+ * @param {View} v
+ * @returns {{ seconds: number, urgent: boolean, text: string } | null}
+ */
+export function moveClock(v) {
+  if (v.table?.status !== 'in_progress') return null;
+  const seconds = v.secondsLeft(v.table.time_left_ms);
+  if (seconds === null) return null;
+  const urgent = seconds <= URGENT_SECONDS;
+  return { seconds, urgent, text: urgent ? `${seconds} s left!` : `${seconds} s left for this move` };
 }
 
 /**
