@@ -177,3 +177,56 @@ test('the move clock turns urgent at 5 s, and says so once to screen readers', a
   const said = await page.evaluate(() => /** @type {any} */ (window).said.filter((s) => /s left/.test(s)));
   expect(said).toHaveLength(1);
 });
+
+// --- 5. The move list holds a whole game ---
+
+test('a whole game and its result fit in the move list on a desktop', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const game = ['b2', 'a1', 'c1', 'a3', 'a2', 'c2', 'b1', 'b3', 'c3'];
+  let mark = 'X';
+  for (const sq of game) {
+    await play(page, sq, mark);
+    mark = mark === 'X' ? 'O' : 'X';
+  }
+  await expect(status(page)).toHaveText('Draw');
+  await expect(page.locator('#moves .verdict')).toHaveCount(9);
+  const list = page.locator('#moves');
+  for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
+    await page.setViewportSize(size);
+    const { scroll, client } = await list.evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight }));
+    expect(scroll, `the move list scrolls at ${size.width}×${size.height}`).toBeLessThanOrEqual(client + 1);
+    await expect(list.locator('li').first()).toBeInViewport();
+    await expect(list.locator('.move-end')).toBeInViewport();
+  }
+});
+
+// --- 6. A long name in the status line ---
+
+test('a long name without spaces stays inside the status column at every width', async ({ page, player }) => {
+  const long = 'Wwwwwwwwwwwwwwwwwwwwwwww';
+  const w = await player(long);
+  await w.goto('/');
+  await w.getByRole('button', { name: 'Create a table' }).click();
+  await expect(w).toHaveURL(/\/t\/[^/]+$/);
+  await page.goto(w.url());
+  await expect(status(page)).toHaveText(`Waiting for ${long}…`);
+  for (const [width, height] of [[640, 400], [320, 640], [375, 740], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    const spill = await page.evaluate(() => {
+      const column = document.querySelector('.game-main').getBoundingClientRect();
+      const bad = [];
+      for (const el of document.querySelectorAll('#status, #substatus')) {
+        if (!el.getClientRects().length) continue; // not shown
+        const r = el.getBoundingClientRect();
+        if (el.scrollWidth > el.clientWidth + 1) bad.push(`${el.id} scrolls: ${el.scrollWidth} in ${el.clientWidth}`);
+        if (r.left < column.left - 0.5 || r.right > column.right + 0.5) bad.push(`${el.id} outside its column`);
+      }
+      if (document.documentElement.scrollWidth > window.innerWidth) bad.push('the page scrolls sideways');
+      return bad;
+    });
+    expect(spill, `at ${width}×${height}`).toEqual([]);
+    await page.screenshot({ path: artifact(`long-name-${width}.png`) });
+  }
+});
