@@ -230,3 +230,60 @@ test('a long name without spaces stays inside the status column at every width',
     await page.screenshot({ path: artifact(`long-name-${width}.png`) });
   }
 });
+
+// --- 7. The lobby says a table's time per move ---
+
+test('an open table with a clock says its time per move in the lobby', async ({ page, player }) => {
+  const name = `Tim ${Math.floor(Math.random() * 1e6)}`;
+  const host = await player(name);
+  await host.goto('/');
+  await host.getByRole('switch', { name: 'List it in open tables' }).check();
+  await host.getByRole('radio', { name: /^30 s/ }).check();
+  await host.getByRole('button', { name: 'Create a table' }).click();
+  await expect(host).toHaveURL(/\/t\/[^/]+$/);
+  await page.goto('/');
+  const row = page.locator('#lobby .row').filter({ hasText: name });
+  await expect(row).toContainText('30 s a move');
+});
+
+// --- 8. The home page offline ---
+
+test('offline, the home page says so and starts nothing, now or later', async ({ page, context }) => {
+  const created = [];
+  page.on('websocket', (ws) => ws.on('framesent', ({ payload }) => {
+    if (String(payload).includes('"create_table"')) created.push(payload);
+  }));
+  await page.goto('/');
+  await expect(page.locator('#recent')).not.toContainText('Loading');
+  await context.setOffline(true);
+  const note = page.locator('#home-offline');
+  await expect(note).toBeVisible({ timeout: 3_000 });
+  await expect(note).toHaveText(/offline/i);
+  const create = page.getByRole('button', { name: 'Create a table' });
+  await expect(create).toHaveAttribute('aria-disabled', 'true');
+  await expect(create).toHaveAccessibleDescription(/offline/i);
+  // Clicked all the same (Playwright waits for a button that says it is disabled).
+  await create.click({ force: true });
+  await page.getByRole('button', { name: 'Play the computer' }).click({ force: true });
+  await page.waitForTimeout(300);
+  await context.setOffline(false);
+  await expect(page.locator('#conn')).toBeHidden({ timeout: 15_000 });
+  await expect(note).toBeHidden();
+  await expect(create).not.toHaveAttribute('aria-disabled', 'true');
+  await page.waitForTimeout(1_000);
+  await expect(page).toHaveURL(/\/$/);
+  expect(created).toEqual([]);
+});
+
+test('a home page that cannot connect says so in its lists, not "Loading…"', async ({ page }) => {
+  const net = await cuttableSocket(page);
+  await net.cut();
+  await page.goto('/');
+  await expect(page.locator('#home-offline')).toBeVisible({ timeout: 5_000 });
+  await expect(page.locator('#recent')).toHaveText(/offline/i);
+  await expect(page.locator('#lobby')).toHaveText(/offline/i);
+  net.restore();
+  await expect(page.locator('#home-offline')).toBeHidden({ timeout: 15_000 });
+  await expect(page.locator('#recent')).not.toHaveText(/offline|Loading/i);
+  await expect(page.locator('#lobby')).not.toHaveText(/offline|Loading/i);
+});

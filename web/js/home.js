@@ -29,6 +29,18 @@ const CLOCKS = [
 ];
 
 /**
+ * A time per move in words: "30 s a move", "2 min a move", "1 min 30 s a move".
+ * @param {number} ms
+ */
+export function perMove(ms) {
+  const secs = Math.max(1, Math.round(ms / 1000));
+  const min = Math.floor(secs / 60);
+  const rest = secs % 60;
+  const said = secs <= 60 ? `${secs} s` : `${min} min${rest ? ` ${rest} s` : ''}`;
+  return `${said} a move`;
+}
+
+/**
  * Mounts the home page in `main`; returns its unmount function.
  * @param {HTMLElement} main
  * @returns {() => void}
@@ -49,7 +61,9 @@ export function mountHome(main) {
    * @param {HTMLElement} button
    */
   async function create(options, button) {
-    if (busy) return;
+    // Offline, the buttons say why they do nothing (see `showStatus`):
+    // a table asked for now would open much later, unannounced.
+    if (busy || conn.status === 'offline') return;
     busy = true;
     button.toggleAttribute('disabled', true);
     button.classList.add('is-busy');
@@ -105,6 +119,10 @@ export function mountHome(main) {
   );
   const lobbyList = h('ul.list', { id: 'lobby', 'aria-live': 'polite' }, h('li.empty', {}, 'Loading…'));
   const recentList = h('ul.list', { id: 'recent' }, h('li.empty', {}, 'Loading…'));
+  // Offline: said here once, and pointed to by every button that starts a
+  // game (the header's banner is the live one).
+  const offlineNote = h('p.offline-note', { id: 'home-offline', hidden: true },
+    "You're offline. New games can be started once you're connected again.");
 
   main.append(
     h('div.home', {},
@@ -119,6 +137,7 @@ export function mountHome(main) {
           }, 'Change name'),
         ),
       ),
+      offlineNote,
       resumeCard,
       h('div.home-grid', {},
         h('section.card.card-bot', { 'aria-labelledby': 'h-bot' },
@@ -204,6 +223,30 @@ export function mountHome(main) {
   renderResume();
   cleanups.push(onTablesChange(renderResume));
 
+  // --- Offline ---
+  const starters = [botButton, friendButton, passButton];
+  /** @param {import('./net.js').Status} status */
+  function showStatus(status) {
+    const off = status === 'offline';
+    offlineNote.hidden = !off;
+    for (const b of starters) {
+      if (off) {
+        b.setAttribute('aria-disabled', 'true');
+        b.setAttribute('aria-describedby', 'home-offline');
+      } else {
+        b.removeAttribute('aria-disabled');
+        b.removeAttribute('aria-describedby');
+      }
+    }
+    // Lists never loaded say why they stay empty.
+    for (const list of [lobbyList, recentList]) {
+      const empty = list.querySelector('li.empty');
+      if (off && empty?.textContent === 'Loading…') empty.textContent = 'Offline: this list comes back when you are connected.';
+    }
+  }
+  showStatus(conn.status);
+  cleanups.push(conn.on('status', showStatus));
+
   // --- Open tables (live) ---
   /** @param {LobbyTable[]} tables */
   function renderLobby(tables) {
@@ -219,10 +262,11 @@ export function mountHome(main) {
       /** @type {Record<string, string | undefined>} */
       const statuses = { waiting: 'Waiting', in_progress: 'Playing', round_over: 'Between rounds' };
       const status = statuses[t.status] ?? t.status;
+      const clock = t.options.move_time_ms ? ` · ${perMove(t.options.move_time_ms)}` : '';
       return h('li.row', {},
         h('span.row-main', {},
           h('span.row-title', {}, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o)),
-          h('span.row-sub', {}, status, t.spectators ? ` · ${t.spectators} watching` : ''),
+          h('span.row-sub', {}, status, clock, t.spectators ? ` · ${t.spectators} watching` : ''),
         ),
         h('span.row-actions', {},
           free ? h('a.btn.btn-small.btn-primary', { href: path, 'data-link': true, 'aria-label': `Join ${t.players.x ?? t.players.o ?? 'table'}` }, 'Join') : null,
@@ -238,6 +282,8 @@ export function mountHome(main) {
 
   // --- Recent games (refreshed now and then) ---
   async function loadRecent() {
+    // Offline the request could only fail: the list stays as it is.
+    if (conn.status === 'offline') return;
     try {
       const games = await api.recentGames({ limit: 8 });
       finished = new Map(games.map((g) => [g.id, g]));
