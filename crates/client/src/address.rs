@@ -1,6 +1,8 @@
 //! Where a server is: what people type or copy (`http://host:port`, a
 //! table's link `http://host:port/t/ID`, `ws://host:port/ws`, or
-//! `host:port`) turned into the WebSocket URL and the table, if any.
+//! `host:port`) turned into the WebSocket URL and the table, if any. A
+//! link's query or fragment (`?ref=x`, `#chat`) is ignored, and schemes
+//! are case-insensitive.
 
 use std::fmt;
 use std::str::FromStr;
@@ -96,11 +98,17 @@ impl FromStr for Address {
             text: text.chars().take(100).collect(),
             why,
         };
+        // A link copied with a query (`?ref=x`) or a fragment (`#chat`)
+        // is the same link: both are dropped.
         let trimmed = text.trim();
+        let trimmed = trimmed.split(['?', '#']).next().unwrap_or(trimmed);
+        // Schemes are case-insensitive (RFC 3986, 3.1).
         let rest = match trimmed.split_once("://") {
-            Some(("http" | "ws", rest)) => rest,
-            Some(("https" | "wss", _)) => return Err(refuse("TLS is not supported yet")),
-            Some(_) => return Err(refuse("unknown scheme")),
+            Some((scheme, rest)) => match scheme.to_ascii_lowercase().as_str() {
+                "http" | "ws" => rest,
+                "https" | "wss" => return Err(refuse("TLS is not supported yet")),
+                _ => return Err(refuse("unknown scheme")),
+            },
             None => trimmed,
         };
         let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
@@ -165,5 +173,28 @@ mod tests {
             let e = bad.parse::<Address>().expect_err(bad);
             assert!(e.to_string().contains("use http://HOST:PORT"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_query_or_fragment_is_ignored_and_schemes_are_case_insensitive() {
+        for (text, ws, table) in [
+            ("http://h:1/t/ab12?ref=x", "ws://h:1/ws", Some("ab12")),
+            ("http://h:1/t/ab12#chat", "ws://h:1/ws", Some("ab12")),
+            ("http://h:1/t/ab12/?ref=x#chat", "ws://h:1/ws", Some("ab12")),
+            ("http://h:1?x=1", "ws://h:1/ws", None),
+            ("http://h:1/#top", "ws://h:1/ws", None),
+            ("HTTP://127.0.0.1:9601", "ws://127.0.0.1:9601/ws", None),
+            ("Ws://h:1/ws", "ws://h:1/ws", None),
+        ] {
+            let a: Address = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(a.ws_url(), ws, "{text}");
+            assert_eq!(a.table().map(TableId::as_str), table, "{text}");
+        }
+        for bad in ["HTTPS://h", "http://h/x?t/ab", "http://?x", "#x"] {
+            let e = bad.parse::<Address>().expect_err(bad);
+            assert!(e.to_string().contains("use http://HOST:PORT"), "{e}");
+        }
+        let e = "HTTPS://h".parse::<Address>().expect_err("TLS");
+        assert!(e.to_string().contains("TLS"), "{e}");
     }
 }
