@@ -71,21 +71,81 @@ pub(crate) struct PlayArgs {
     /// Your name online (the server keeps the last one used with your token)
     /// [default: a friendly name such as "Keen Otter", picked once and kept
     /// in the config directory].
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = online_name)]
     name: Option<String>,
 }
 
 /// Why `--plain` is refused with `--server` or a link.
 const PLAIN_ONLINE: &str = "--plain is for offline games; online play needs the full screen";
 
+/// `--name`: checked by the rules the server holds (`oxo_protocol`), in the
+/// words `--x` and `--o` use, before anything connects.
+fn online_name(name: &str) -> Result<String, oxo_tui::ParseSeatError> {
+    oxo_tui::check_name(name)
+}
+
+/// Refuses `oxo play` as clap refuses a bad flag (exit status 2), saying
+/// `why`.
+fn refuse(why: &str) -> ! {
+    let mut play = <PlayArgs as clap::Args>::augment_args(clap::Command::new("oxo play"));
+    play.error(clap::error::ErrorKind::ArgumentConflict, why)
+        .exit()
+}
+
+/// `names` joined for a sentence: "--x", "--x and --o", "--x, --o and --seed".
+fn listed(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// Why the flags given do not go together, if they do not: offline flags
+/// online, `--name` offline, a link and `--server` naming two servers.
+fn conflict(args: &PlayArgs) -> Option<String> {
+    if args.link.is_none() && args.server.is_none() {
+        return args.name.is_some().then(|| {
+            "--name is for online play (--server or a table link); offline, --x and --o \
+             name the players"
+                .to_owned()
+        });
+    }
+    if args.plain {
+        return Some(PLAIN_ONLINE.to_owned());
+    }
+    let offline: Vec<&str> = [
+        ("--x", args.x.is_some()),
+        ("--o", args.o.is_some()),
+        ("--first", args.first.is_some()),
+        ("--seed", args.seed.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect();
+    if !offline.is_empty() {
+        let verb = if offline.len() == 1 { "is" } else { "are" };
+        return Some(format!(
+            "{} {verb} for offline games; online, the server seats the players and the \
+             table's options say who starts",
+            listed(&offline)
+        ));
+    }
+    match (&args.link, &args.server) {
+        (Some(link), Some(server)) if link.http_url() != server.http_url() => Some(format!(
+            "--server names another server than the link ({} and {}): give one of them",
+            server.http_url(),
+            link.http_url()
+        )),
+        _ => None,
+    }
+}
+
 pub(crate) fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    if let Some(why) = conflict(&args) {
+        refuse(&why);
+    }
     if let Some(address) = args.link.or(args.server) {
-        if args.plain {
-            // A usage error like clap's own (exit status 2), saying why.
-            let mut play = <PlayArgs as clap::Args>::augment_args(clap::Command::new("oxo play"));
-            play.error(clap::error::ErrorKind::ArgumentConflict, PLAIN_ONLINE)
-                .exit();
-        }
         oxo_tui::run_online(address, args.name)?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -239,6 +239,69 @@ mod line_mode {
             assert!(err.contains(needle), "{args:?}: {err}");
         }
     }
+
+    #[test]
+    fn conflicting_options_and_bad_online_names_are_refused_before_connecting() {
+        // Port 9 answers nothing: a refusal here comes before connecting.
+        let link = "http://127.0.0.1:9/t/abc";
+        for (args, needle) in [
+            (
+                &[link, "--server", "http://127.0.0.1:10"][..],
+                "--server names another server than the link",
+            ),
+            (&[link, "--x", "bot:easy"][..], "--x is for offline games"),
+            (
+                &[
+                    "--server",
+                    "http://127.0.0.1:9",
+                    "--o",
+                    "Bo",
+                    "--first",
+                    "x",
+                ][..],
+                "--o and --first are for offline games",
+            ),
+            (
+                &["--server", "--seed", "3"][..],
+                "--seed is for offline games",
+            ),
+            (
+                &["--x", "A", "--name", "B"][..],
+                "--name is for online play",
+            ),
+            (&["--name", "B", "--plain"][..], "--name is for online play"),
+            // The name rules offline and online alike, in the same words.
+            (
+                &["--server", "http://127.0.0.1:9", "--name", ""][..],
+                "a player's name cannot be empty",
+            ),
+            (&[link, "--name", "a\u{7}b"][..], "cannot be used"),
+            (
+                &[link, "--name", &"n".repeat(30)][..],
+                "is too long (at most 24 characters)",
+            ),
+        ] {
+            let out = play(args, b"");
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(needle), "{args:?}: {err}");
+            assert!(!err.contains("invalid_name"), "{args:?}: {err}");
+        }
+        // The same server twice is no conflict; a query, a fragment and an
+        // upper-case scheme are addresses (here refused only for want of a
+        // terminal, after the flags are read).
+        for args in [
+            &[link, "--server", "http://127.0.0.1:9"][..],
+            &["http://127.0.0.1:9/t/abc?ref=x"][..],
+            &["http://127.0.0.1:9/t/abc#chat"][..],
+            &["--server", "HTTP://127.0.0.1:9"][..],
+        ] {
+            let out = play(args, b"");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.contains("needs a terminal"), "{args:?}: {err}");
+        }
+    }
 }
 
 mod tui {

@@ -104,7 +104,7 @@ impl std::error::Error for ParseSeatError {}
 /// # Errors
 ///
 /// The [`ParseSeatError`] naming what is wrong with it.
-pub(crate) fn check_name(name: &str) -> Result<String, ParseSeatError> {
+pub fn check_name(name: &str) -> Result<String, ParseSeatError> {
     match oxo_protocol::check_name(name) {
         Ok(name) => Ok(name.to_owned()),
         Err(NameError::Empty) => Err(ParseSeatError::EmptyName),
