@@ -90,6 +90,15 @@ impl Session {
         format!("{} ({player})", self.names[player])
     }
 
+    /// The name and mark of `player` in at most `max` columns: a name too
+    /// long for them is cut with `…`, the mark stays (`AVeryLongN… (X)`).
+    #[must_use]
+    pub(crate) fn label_within(&self, player: Player, max: usize) -> String {
+        let mark = format!(" ({player})");
+        let room = max.saturating_sub(crate::text::width(&mark));
+        format!("{}{mark}", crate::text::truncate(&self.names[player], room))
+    }
+
     /// Whether a bot plays `player`.
     #[must_use]
     pub(crate) fn is_bot(&self, player: Player) -> bool {

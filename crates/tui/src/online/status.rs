@@ -1,18 +1,23 @@
 //! The table screen's status line: whose turn it is and the clock, or
-//! the result of the round and, for its players, the rematch key.
+//! the result of the round and, for its players, the rematch key (or,
+//! once asked, whom the rematch waits for).
 
 use oxo_core::{Outcome, Player, WinReason};
 use oxo_protocol::{TableState, TableStatus};
 
 use super::state::Online;
 
-/// How a finished round's result ends: with the rematch key for a
-/// player at the table (`me`), with nothing for a watcher.
-fn rematch(me: Option<Player>) -> &'static str {
-    if me.is_some() {
-        " · r asks for a rematch"
-    } else {
-        ""
+/// How a finished round's result ends for me at seat `me` of `t`: with
+/// the rematch key, or once I asked, whom it waits for; with nothing for
+/// a watcher.
+fn rematch(t: &TableState, me: Option<Player>) -> String {
+    let Some(me) = me else {
+        return String::new();
+    };
+    let asked = t.players[me].as_ref().is_some_and(|i| i.wants_rematch);
+    match t.players[!me].as_ref() {
+        Some(other) if asked => format!(" · Rematch asked — waiting for {}", other.name),
+        _ => " · r asks for a rematch".to_owned(),
     }
 }
 
@@ -70,9 +75,9 @@ pub(super) fn status(o: &Online, t: &TableState, me: Option<Player>) -> String {
         (TableStatus::Waiting, _) => "Waiting for an opponent to join…".to_owned(),
         (TableStatus::Closed, _) => "The table is closed".to_owned(),
         // Only players are offered a rematch: a watcher's `r` is refused.
-        (_, Some(Outcome::Draw)) => format!("Draw!{}", rematch(me)),
+        (_, Some(Outcome::Draw)) => format!("Draw!{}", rematch(t, me)),
         (_, Some(Outcome::Win { winner, reason })) => {
-            format!("{}{}", won(winner, reason, me, name), rematch(me))
+            format!("{}{}", won(winner, reason, me, name), rematch(t, me))
         }
         (_, None) => {
             let Some(turn) = t.turn else {

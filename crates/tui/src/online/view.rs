@@ -384,14 +384,17 @@ fn lobby(o: &Online, room: usize, width: u16, lines: &mut Vec<Line<'static>>) {
     }
 }
 
-/// A seat's line: the player's name, whether away (with the time left to
-/// come back, counted down from the state's arrival `elapsed` ms ago) and
-/// whether asking for a rematch.
-fn info(p: Option<&PlayerInfo>, elapsed: u64) -> String {
+/// A seat's line: the player's name (and "(you)" for mine), whether away
+/// (with the time left to come back, counted down from the state's
+/// arrival `elapsed` ms ago) and whether asking for a rematch.
+fn info(p: Option<&PlayerInfo>, mine: bool, elapsed: u64) -> String {
     match p {
         None => "(free seat)".to_owned(),
         Some(i) => {
             let mut text = truncate(&i.name, 24);
+            if mine {
+                text.push_str(" (you)");
+            }
             if !i.connected {
                 match i.grace_left_ms {
                     Some(ms) => text.push_str(&format!(
@@ -420,29 +423,25 @@ fn game(o: &Online, t: &TableState, width: usize, lines: &mut Vec<(u8, Vec<Line<
             .collect()
     };
     let me = o.my_seat();
-    let you = |p: Player| if me == Some(p) { " (you)" } else { "" };
     let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
     for p in Player::ALL {
-        let line = format!(
-            "{p} {}{}  {}",
-            info(t.players[p].as_ref(), elapsed),
-            you(p),
-            t.scores.wins(p)
-        );
-        lines.push((1, wrapped(&line)));
+        let seat = info(t.players[p].as_ref(), me == Some(p), elapsed);
+        let line = format!("{p} {seat}  {}", t.scores.wins(p));
+        lines.push((2, wrapped(&line)));
     }
     let draws = format!("draws {} · round {}", t.scores.draws, t.round);
-    lines.push((2, wrapped(&draws)));
-    // Whose turn, the clock, the result: last to go.
-    lines.push((0, wrapped(&status(o, t, me))));
-    lines.push((4, vec![Line::default()]));
+    lines.push((3, wrapped(&draws)));
+    // Whose turn, the clock, the result: last to go but for a chat line
+    // being typed, which must show what is typed.
+    lines.push((1, wrapped(&status(o, t, me))));
+    lines.push((5, vec![Line::default()]));
     if t.spectators > 0 {
-        lines.push((3, wrapped(&format!("{} watching", t.spectators))));
+        lines.push((4, wrapped(&format!("{} watching", t.spectators))));
     }
     // The oldest chat line goes first.
     let older = |i: usize| u8::try_from(o.chat.len() - i).unwrap_or(u8::MAX);
     for (i, c) in o.chat.iter().enumerate() {
-        lines.push((5_u8.saturating_add(older(i)), chat_rows(c, width)));
+        lines.push((6_u8.saturating_add(older(i)), chat_rows(c, width)));
     }
     if let Some(typed) = &o.typing {
         lines.push((0, wrapped(&format!("say: {typed}▏"))));

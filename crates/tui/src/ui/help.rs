@@ -1,6 +1,7 @@
 //! The help window: the keys of the screen it is opened on, in a full and
-//! a compact version. It always ends with how to close it: when the
-//! terminal is too short for every key, the last keys give way.
+//! a compact version, wrapped between words to the window's width. It
+//! always ends with how to close it: when the terminal is too short for
+//! every key, the last keys give way, but never the one that quits.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
@@ -9,6 +10,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::widgets::render_window;
 use crate::app::Screen;
+use crate::text;
 use crate::theme::Theme;
 
 /// The set-up screen's keys: full, then compact.
@@ -66,8 +68,11 @@ pub(super) fn render_help(screen: Screen, theme: Theme, area: Rect, buf: &mut Bu
 }
 
 /// The help window over `area`: `rows` of keys (in a column `key_w`
-/// wide) and what they do, as many as fit, then how to close it. The
-/// online screens show theirs with it too.
+/// wide) and what they do, wrapped between words under their column, then
+/// how to close it. A row with no key goes on from the row above it; one
+/// with neither is a blank line. When they do not all fit, the blank lines
+/// give way first, then the keys from the last up, but never the last key
+/// (quitting). The online screens show theirs with it too.
 pub(crate) fn render_keys(
     rows: &[(&str, &str)],
     key_w: usize,
@@ -75,22 +80,60 @@ pub(crate) fn render_keys(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    // Room inside the window, less the closing line.
-    let room = usize::from(area.height.saturating_sub(3));
-    let mut lines: Vec<Line> = rows
-        .iter()
-        .take(room)
-        .map(|(key, what)| {
+    let width = area.width.min(64);
+    // Inside the borders: a space, the key column, then what it does.
+    let what_w = usize::from(width.saturating_sub(2)).saturating_sub(1 + key_w);
+    let mut entries: Vec<Entry> = Vec::new();
+    for &(key, what) in rows {
+        // As written when it fits (the board's numbers line up), else
+        // between words.
+        let wrapped = if text::width(what) <= what_w {
+            vec![what.to_owned()]
+        } else {
+            text::wrap(what, what_w.max(1))
+        };
+        let lines = wrapped.into_iter().enumerate().map(|(i, row)| {
+            let key = if i == 0 { key } else { "" };
             Line::from(vec![
                 Span::styled(format!(" {key:<key_w$}"), theme.key()),
-                Span::raw(*what),
+                Span::raw(row),
             ])
-        })
-        .collect();
+        });
+        let goes_on = key.is_empty() && !what.is_empty();
+        match entries.last_mut() {
+            Some(entry) if goes_on => entry.lines.extend(lines),
+            _ if key.is_empty() && what.is_empty() => entries.push(Entry {
+                keyed: false,
+                lines: vec![Line::default()],
+            }),
+            _ => entries.push(Entry {
+                keyed: true,
+                lines: lines.collect(),
+            }),
+        }
+    }
+    // Room inside the window, less the closing line.
+    let room = usize::from(area.height.saturating_sub(3));
+    let taken = |entries: &[Entry]| entries.iter().map(|e| e.lines.len()).sum::<usize>();
+    while taken(&entries) > room && entries.len() > 1 {
+        let last_key = entries.iter().rposition(|e| e.keyed);
+        let gives_way = entries
+            .iter()
+            .rposition(|e| !e.keyed)
+            .or_else(|| (0..entries.len()).rev().find(|&i| Some(i) != last_key));
+        match gives_way {
+            Some(i) => {
+                entries.remove(i);
+            }
+            None => break,
+        }
+    }
+    let mut lines: Vec<Line> = entries.into_iter().flat_map(|e| e.lines).collect();
     lines.push(Line::styled("press any key to close", theme.dim()).alignment(Alignment::Center));
-    let width = area.width.min(64);
     // Clipped if the terminal is too short for every line.
-    let height = (lines.len() as u16 + 2).min(area.height);
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(area.height);
     let popup = Rect::new(
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
@@ -99,4 +142,11 @@ pub(crate) fn render_keys(
     );
     let inner = render_window("Keys", theme.key(), popup, buf);
     Paragraph::new(lines).render(inner, buf);
+}
+
+/// A key of the help window with its rows (what it does, wrapped), or a
+/// blank line.
+struct Entry {
+    keyed: bool,
+    lines: Vec<Line<'static>>,
 }

@@ -33,6 +33,8 @@ mod panel;
 mod setup;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_small;
 mod widgets;
 
 /// The cell of the game screen at column `x`, row `y` of a terminal of

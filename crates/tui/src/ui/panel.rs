@@ -70,12 +70,11 @@ pub(super) fn render_panel(s: &Session, area: Rect, theme: Theme, buf: &mut Buff
     block.render(round_area, buf);
     let game = s.game();
     let first = game.first();
+    let lead = if s.tossed() { "Coin toss: " } else { "First: " };
+    let room = usize::from(inner.width).saturating_sub(text::width(lead));
     let mut lines = vec![Line::from(vec![
-        Span::styled(
-            if s.tossed() { "Coin toss: " } else { "First: " },
-            theme.dim(),
-        ),
-        Span::raw(s.label(first)),
+        Span::styled(lead, theme.dim()),
+        Span::raw(s.label_within(first, room)),
     ])];
     let moves = game.moves();
     if !moves.is_empty() {

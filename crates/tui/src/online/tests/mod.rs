@@ -680,3 +680,4 @@ mod help;
 mod lobby;
 mod not_oxo;
 mod screen;
+mod small;

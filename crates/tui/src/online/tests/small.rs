@@ -1,0 +1,81 @@
+//! The table screen at the smallest size and after a round: a chat line
+//! being typed always shows, the help keeps its quit line, and a rematch
+//! asked for is said as such.
+
+use oxo_core::{Outcome, Player, WinReason};
+use oxo_protocol::{TableState, TableStatus};
+
+use super::{draw, online, press, state, table_msg, welcome};
+
+/// Table `t1` after a round I (X, "Me") won against Bob.
+fn won(o: &mut super::Online) -> TableState {
+    welcome(o);
+    let mut over = state("t1", "me");
+    over.status = TableStatus::RoundOver;
+    over.board = "XXXOO....".into();
+    over.turn = None;
+    over.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Forfeit,
+    });
+    over.scores.x = 1;
+    table_msg(o, &over);
+    over
+}
+
+#[test]
+fn a_chat_line_being_typed_shows_over_a_long_status_at_the_smallest_size() {
+    let (mut o, _rx) = online();
+    won(&mut o);
+    press(&mut o, "mhello");
+    for (width, height) in [(32, 12), (32, 14), (40, 12), (64, 22)] {
+        let (_, screen) = draw(&o, width, height);
+        assert!(
+            screen.contains("say: hello"),
+            "{width}x{height}: the typed line\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn the_online_help_keeps_its_quit_line_at_the_smallest_size() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    press(&mut o, "?");
+    for (width, height) in [(32, 12), (40, 15)] {
+        let (_, screen) = draw(&o, width, height);
+        assert!(
+            screen.contains("Ctrl-C"),
+            "lobby {width}x{height}\n{screen}"
+        );
+    }
+    press(&mut o, "\n");
+    table_msg(&mut o, &state("t1", "me"));
+    press(&mut o, "?");
+    for (width, height) in [(32, 12), (40, 15)] {
+        let (_, screen) = draw(&o, width, height);
+        assert!(
+            screen.contains("Ctrl-C"),
+            "table {width}x{height}\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn a_rematch_asked_for_says_whom_it_waits_for() {
+    let (mut o, mut rx) = online();
+    let mut over = won(&mut o);
+    press(&mut o, "r");
+    assert_eq!(super::sent(&mut rx).len(), 1);
+    if let Some(me) = over.players.x.as_mut() {
+        me.wants_rematch = true;
+    }
+    table_msg(&mut o, &over);
+    let (_, screen) = draw(&o, 160, 40);
+    assert!(screen.contains("X Me (you) wants a rematch"), "{screen}");
+    assert!(
+        screen.contains("Rematch asked — waiting for Bob"),
+        "{screen}"
+    );
+    assert!(!screen.contains("r asks for a rematch"), "{screen}");
+}
