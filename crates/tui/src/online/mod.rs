@@ -29,6 +29,7 @@ use state::Online;
 
 mod help;
 mod keys;
+mod lobby;
 mod names;
 mod net;
 mod state;

@@ -39,8 +39,13 @@ pub(crate) enum Ask {
 /// What the server said, or what happened to the connection.
 #[derive(Debug)]
 pub(crate) enum News {
-    /// Connected (again) as this player.
-    Welcome { name: String, player_id: PlayerId },
+    /// Connected (again) as this player, who holds seats in play at
+    /// `tables`.
+    Welcome {
+        name: String,
+        player_id: PlayerId,
+        tables: Vec<TableId>,
+    },
     /// A server message (an event).
     Message(Box<ServerMsg>),
     /// A table this player asked for was created.
@@ -251,6 +256,7 @@ async fn connect(
     let _ = news.send(News::Welcome {
         name: welcome.name,
         player_id: welcome.player_id,
+        tables: welcome.tables,
     });
     Ok(conn)
 }

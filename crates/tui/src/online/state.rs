@@ -33,8 +33,10 @@ const CHAT_LINES: usize = 12;
 const LEFT_KEPT: usize = 8;
 
 mod confirm;
+mod held;
 mod seats;
 use confirm::Armed;
+pub(crate) use held::Held;
 
 /// How long a stop waits for the connection to close first.
 const PAUSE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
@@ -47,6 +49,9 @@ pub(crate) struct Online {
     pub(crate) me: Option<PlayerId>,
     pub(crate) connected: bool,
     pub(crate) lobby: Vec<LobbyTable>,
+    /// The tables where I hold a seat in play, listed above the open ones.
+    pub(crate) held: Vec<Held>,
+    /// The lobby's row selected: a table held, then an open one.
     pub(crate) selected: usize,
     pub(crate) table: Option<TableState>,
     /// When the table state arrived (its clocks count from then).
@@ -93,6 +98,7 @@ impl Online {
             me: None,
             connected: false,
             lobby: Vec::new(),
+            held: Vec::new(),
             selected: 0,
             table: None,
             table_at: Instant::now(),
@@ -177,11 +183,16 @@ impl Online {
     /// Takes in what the network task reports.
     pub(crate) fn news(&mut self, news: News) {
         match news {
-            News::Welcome { name, player_id } => {
+            News::Welcome {
+                name,
+                player_id,
+                tables,
+            } => {
                 self.connected = true;
                 self.message = format!("Connected to {} as {name}", self.address.http_url());
                 self.name = name;
                 self.me = Some(player_id);
+                self.hold(tables);
             }
             News::Reconnecting(said) => {
                 self.connected = false;
@@ -206,16 +217,34 @@ impl Online {
         match msg {
             ServerMsg::Lobby { tables } => {
                 self.lobby = tables;
-                self.selected = self.selected.min(self.lobby.len().saturating_sub(1));
+                self.clamp_selection();
             }
             ServerMsg::Table { table } => {
                 match &self.table {
-                    Some(shown) if shown.id == table.id => {}
-                    Some(_) => return,
-                    None => {
-                        let unwanted = self.wanted.as_ref().is_some_and(|w| *w != table.id);
-                        if unwanted || self.left.contains(&table.id) {
+                    Some(shown) if shown.id == table.id => {
+                        if self.seat_gone(shown, &table) {
+                            self.back_to_lobby(table.id);
+                            self.message = held::LEFT_ELSEWHERE.to_owned();
                             return;
+                        }
+                    }
+                    Some(_) => {
+                        self.held_state(&table);
+                        return;
+                    }
+                    None => {
+                        // The row of a table held is kept up to date
+                        // whether it opens or not.
+                        let held = self.held_state(&table);
+                        match self.wanted.as_ref().map(|w| *w == table.id) {
+                            Some(true) => {}
+                            // Another table is asked for.
+                            Some(false) => return,
+                            // Nothing asked for by name: a table created
+                            // opens; not one left, nor one held (a
+                            // reconnect re-attaches those).
+                            None if held || self.left.contains(&table.id) => return,
+                            None => {}
                         }
                         self.wanted = None;
                         self.show(Some(table.id.clone()));
@@ -337,23 +366,22 @@ impl Online {
         match code {
             KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => {
-                self.selected = (self.selected + 1).min(self.lobby.len().saturating_sub(1));
+                self.selected = (self.selected + 1).min(self.lobby_rows().saturating_sub(1));
             }
-            KeyCode::Enter => {
-                if let Some(t) = self.lobby.get(self.selected) {
-                    let table_id = t.id.clone();
+            // A table held is joined again (its seat re-attached), even
+            // with `w`: there is nothing to watch at one's own seat.
+            KeyCode::Enter | KeyCode::Char('w') => {
+                if let Some(table_id) = self.selected_table() {
                     self.want(&table_id);
-                    self.ask(ClientMsg::JoinTable {
-                        table_id,
-                        seat: None,
+                    let held = self.selected < self.held.len();
+                    self.ask(if code == KeyCode::Enter || held {
+                        ClientMsg::JoinTable {
+                            table_id,
+                            seat: None,
+                        }
+                    } else {
+                        ClientMsg::WatchTable { table_id }
                     });
-                }
-            }
-            KeyCode::Char('w') => {
-                if let Some(t) = self.lobby.get(self.selected) {
-                    let table_id = t.id.clone();
-                    self.want(&table_id);
-                    self.ask(ClientMsg::WatchTable { table_id });
                 }
             }
             KeyCode::Char('c') => self.create(true, None),
@@ -455,6 +483,13 @@ impl Online {
         self.ask(ClientMsg::LeaveTable {
             table_id: id.clone(),
         });
+        self.back_to_lobby(id);
+    }
+
+    /// Back to the lobby from table `id`, which I am no longer at: its
+    /// later states are ignored, and a seat there is no longer listed.
+    fn back_to_lobby(&mut self, id: TableId) {
+        self.let_go(&id);
         if self.left.len() >= LEFT_KEPT {
             self.left.remove(0);
         }

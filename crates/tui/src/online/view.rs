@@ -17,6 +17,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::help::render_help;
 use super::keys::key_rows;
+use super::lobby::render_lobby;
 use super::state::Online;
 use super::status::status;
 use crate::app::{MIN_HEIGHT, MIN_WIDTH, TITLE_HEIGHT};
@@ -279,7 +280,7 @@ fn marks(text: &str) -> Board {
 /// of its width: the keys in two rows at most (one in a short terminal),
 /// the message above them in what is left of [`FOOTER_MAX`] (two rows at
 /// most in a short terminal), a link in it whole.
-fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
+pub(super) fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
     let compact = area.height < COMPACT_HEIGHT;
     let keys = key_rows(o, area.width, if compact { 1 } else { 2 });
     // At a table in a short terminal, the board and the status need the
@@ -300,7 +301,7 @@ fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
     lines
 }
 
-fn title(o: &Online, width: u16) -> Line<'static> {
+pub(super) fn title(o: &Online, width: u16) -> Line<'static> {
     let state = if o.connected {
         "online"
     } else {
@@ -316,72 +317,6 @@ fn title(o: &Online, width: u16) -> Line<'static> {
         truncate(&text, usize::from(width)),
         Style::new().add_modifier(Modifier::REVERSED),
     )
-}
-
-/// The lobby screen: the title, the open tables (scrolled to keep the
-/// selection in sight), and the message and the keys at the bottom.
-fn render_lobby(o: &Online, area: Rect, buf: &mut Buffer) {
-    // The title, a blank line, the heading and one table stay above.
-    let footer_lines = footer(o, area);
-    let footer_h = u16::try_from(footer_lines.len())
-        .unwrap_or(u16::MAX)
-        .min(area.height.saturating_sub(4));
-    let bottom = Rect::new(
-        area.x,
-        area.bottom().saturating_sub(footer_h),
-        area.width,
-        footer_h,
-    );
-    // A blank line between the list and the footer, if there is room.
-    let room = bottom.y.saturating_sub(area.y + 4).max(1);
-    let mut lines = vec![title(o, area.width), Line::default()];
-    lobby(o, usize::from(room), area.width, &mut lines);
-    Paragraph::new(lines).wrap(Wrap { trim: false }).render(
-        Rect::new(area.x, area.y, area.width, bottom.y - area.y),
-        buf,
-    );
-    Paragraph::new(footer_lines).render(bottom, buf);
-}
-
-/// The open tables, `room` of them at most (those around the selection),
-/// one row of `width` columns each.
-fn lobby(o: &Online, room: usize, width: u16, lines: &mut Vec<Line<'static>>) {
-    let first = (o.selected + 1).saturating_sub(room);
-    let shown = o.lobby.len().min(first + room);
-    let heading = if o.lobby.len() > room {
-        format!("Open tables ({}-{shown} of {})", first + 1, o.lobby.len())
-    } else {
-        "Open tables".to_owned()
-    };
-    lines.push(Line::styled(
-        heading,
-        Style::new().add_modifier(Modifier::BOLD),
-    ));
-    if o.lobby.is_empty() {
-        lines.push(Line::from("  none yet: c creates one, 1-4 plays a bot"));
-    }
-    for (i, t) in o.lobby.iter().enumerate().skip(first).take(room) {
-        let name = |p: Player| t.players[p].clone().unwrap_or_else(|| "(free)".to_owned());
-        let status = match t.status {
-            TableStatus::Waiting => "waiting",
-            TableStatus::InProgress => "playing",
-            TableStatus::RoundOver => "round over",
-            TableStatus::Closed => "closed",
-        };
-        let clock = t
-            .options
-            .move_time_ms
-            .map_or_else(String::new, |ms| format!(", {} s a move", ms / 1000));
-        let marker = if i == o.selected { "▸ " } else { "  " };
-        let row = format!(
-            "{marker}{} vs {}  {status}  ({}{clock}, {} watching)",
-            truncate(&name(Player::X), 20),
-            truncate(&name(Player::O), 20),
-            t.options.starter.describe(),
-            t.spectators
-        );
-        lines.push(Line::from(truncate(&row, usize::from(width))));
-    }
 }
 
 /// A seat's line: the player's name (and "(you)" for mine), whether away

@@ -128,10 +128,7 @@ fn the_lobby_keys_join_watch_and_create() {
 #[test]
 fn at_a_table_keys_play_chat_rematch_and_leave() {
     let (mut o, mut rx) = online();
-    o.news(News::Welcome {
-        name: "Me".into(),
-        player_id: "me".into(),
-    });
+    welcome(&mut o);
     o.news(News::Message(Box::new(ServerMsg::Table {
         table: state("t1", "me"),
     })));
@@ -182,10 +179,7 @@ fn at_a_table_keys_play_chat_rematch_and_leave() {
 #[test]
 fn a_watcher_takes_a_free_seat_by_playing_and_is_told_when_there_is_none() {
     let (mut o, mut rx) = online();
-    o.news(News::Welcome {
-        name: "Me".into(),
-        player_id: "me".into(),
-    });
+    welcome(&mut o);
     // Ann waits for an opponent; I am watching.
     let mut table = state("t1", "ann");
     table.status = TableStatus::Waiting;
@@ -225,10 +219,7 @@ fn a_watcher_takes_a_free_seat_by_playing_and_is_told_when_there_is_none() {
 #[test]
 fn an_opponent_taking_the_free_seat_is_said() {
     let (mut o, _rx) = online();
-    o.news(News::Welcome {
-        name: "Me".into(),
-        player_id: "me".into(),
-    });
+    welcome(&mut o);
     let mut waiting = state("t1", "me");
     waiting.status = TableStatus::Waiting;
     waiting.players.o = None;
@@ -309,10 +300,7 @@ fn refusals_and_drops_are_said_and_a_failure_ends() {
 /// state (`X`, `O`, `.` by square) with `moves` played, X to move.
 fn seated(board: &str, moves: &[Square]) -> (Online, mpsc::UnboundedReceiver<Ask>) {
     let (mut o, rx) = online();
-    o.news(News::Welcome {
-        name: "Me".into(),
-        player_id: "me".into(),
-    });
+    welcome(&mut o);
     let mut table = state("t1", "me");
     table.board = board.into();
     table.moves = moves.to_vec();
@@ -462,6 +450,7 @@ fn welcome(o: &mut Online) {
     o.news(News::Welcome {
         name: "Me".into(),
         player_id: "me".into(),
+        tables: Vec::new(),
     });
 }
 
@@ -680,4 +669,5 @@ mod help;
 mod lobby;
 mod not_oxo;
 mod screen;
+mod seats;
 mod small;

@@ -1,0 +1,115 @@
+//! Where the player is when seats change elsewhere: a seat given up in
+//! another window takes this one back to the lobby, and a reconnect in the
+//! lobby stays there, listing the tables held so that one can be opened.
+
+use oxo_protocol::{ClientMsg, ServerMsg, TableId, TableState, TableStatus};
+
+use super::{News, draw, lobby_entry, online, press, sent, state, table_msg, welcome};
+
+#[test]
+fn a_seat_given_up_in_another_window_takes_this_one_back_to_the_lobby() {
+    let (mut o, mut rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    // The other window left: this connection gets the same final state,
+    // my seat free, and is no longer at the table.
+    let mut gone = state("t1", "me");
+    gone.status = TableStatus::Waiting;
+    gone.players.x = None;
+    gone.turn = None;
+    gone.game_id = None;
+    table_msg(&mut o, &gone);
+    assert!(o.table.is_none(), "back in the lobby");
+    assert_eq!(o.message, "You left this table in another window");
+    assert!(sent(&mut rx).is_empty(), "nothing to leave: {:?}", o.table);
+    table_msg(&mut o, &gone);
+    assert!(o.table.is_none(), "its late states do not open it again");
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("Open tables"), "{screen}");
+
+    // A watcher whose table changes hands stays.
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "ann"));
+    let mut other = state("t1", "ann");
+    other.players.o = None;
+    other.status = TableStatus::Waiting;
+    table_msg(&mut o, &other);
+    assert!(o.table.is_some());
+}
+
+/// The state of table `id` where I (X) wait for an opponent.
+fn mine_waiting(id: &str) -> TableState {
+    let mut table = state(id, "me");
+    table.status = TableStatus::Waiting;
+    table.players.o = None;
+    table.game_id = None;
+    table.turn = None;
+    table
+}
+
+fn welcome_holding(o: &mut super::Online, tables: &[&str]) {
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+        tables: tables.iter().map(|&t| TableId::from(t)).collect(),
+    });
+    for &t in tables {
+        table_msg(o, &mine_waiting(t));
+    }
+}
+
+#[test]
+fn a_reconnect_in_the_lobby_stays_there_and_the_tables_held_are_listed_to_open() {
+    let (mut o, mut rx) = online();
+    // The welcome re-attaches my seats; their states follow it.
+    welcome_holding(&mut o, &["h1", "h2"]);
+    assert!(o.table.is_none(), "the lobby stays");
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![lobby_entry("t9")],
+    })));
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("Your tables"), "{screen}");
+    assert_eq!(screen.matches("yours: Me vs (free)").count(), 2, "{screen}");
+    assert!(screen.contains("Ann vs (free)"), "{screen}");
+    // Dropped and back: still the lobby.
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    welcome_holding(&mut o, &["h1", "h2"]);
+    assert!(o.table.is_none(), "the lobby stays after a reconnect");
+    // Enter on the second held table opens it (join_table re-attaches).
+    press(&mut o, "j\n");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::JoinTable {
+            table_id: "h2".into(),
+            seat: None
+        }]
+    );
+    table_msg(&mut o, &mine_waiting("h2"));
+    assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("h2"));
+    // Back in the lobby, the open table is still below the held ones.
+    press(&mut o, "\u{1b}");
+    assert!(o.table.is_none());
+    sent(&mut rx);
+    press(&mut o, "j\n");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::JoinTable {
+            table_id: "t9".into(),
+            seat: None
+        }],
+        "h2 was left: h1, then t9"
+    );
+}
+
+#[test]
+fn a_table_created_opens_even_while_the_states_of_tables_held_come_in() {
+    let (mut o, mut rx) = online();
+    welcome_holding(&mut o, &["h1"]);
+    press(&mut o, "c");
+    assert_eq!(sent(&mut rx).len(), 1);
+    table_msg(&mut o, &mine_waiting("h1"));
+    assert!(o.table.is_none(), "not the table created");
+    table_msg(&mut o, &mine_waiting("new"));
+    assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("new"));
+}
