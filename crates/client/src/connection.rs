@@ -24,6 +24,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::decode::{decode, reply_id};
+use crate::silence::Silence;
 use crate::{Address, DEFAULT_TIMEOUT, Error, Link, LinkOptions};
 
 type Socket = WebSocketStream<TcpStream>;
@@ -95,11 +96,16 @@ impl Connection {
     /// [`Error::Unavailable`] if it cannot take a connection now,
     /// [`Error::Timeout`] if it does not answer within [`DEFAULT_TIMEOUT`].
     pub async fn connect(address: &Address) -> Result<Connection, Error> {
+        Connection::open(address, None).await
+    }
+
+    /// Connects, and reads with `silence` watched, if given.
+    async fn open(address: &Address, silence: Option<Silence>) -> Result<Connection, Error> {
         let link = Link::connect(address, LinkOptions::default()).await?;
         let (sink, stream) = link.into_websocket().split();
         let waiting = Waiting::default();
         let (tx, events) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read(stream, Arc::clone(&waiting), tx));
+        let reader = tokio::spawn(read(stream, Arc::clone(&waiting), tx, silence));
         Ok(Connection {
             sink,
             waiting,
@@ -108,6 +114,22 @@ impl Connection {
             next_id: 1,
             timeout: DEFAULT_TIMEOUT,
         })
+    }
+
+    /// Connects as [`Connection::connect`] does, and takes the server for
+    /// gone when it says nothing at all, not even a WebSocket ping, for
+    /// about two of its ping intervals (learnt from its pings; 20 s, its
+    /// default, until then): requests waiting fail with
+    /// [`Error::Closed`], and [`Event::Closed`] (with no reason) ends the
+    /// events, as for a dropped connection. For a program with a person
+    /// waiting on it: a stopped server, or a network gone quiet, would
+    /// otherwise be noticed only when TCP gives up, many minutes later.
+    ///
+    /// # Errors
+    ///
+    /// As [`Connection::connect`].
+    pub async fn connect_watched(address: &Address) -> Result<Connection, Error> {
+        Connection::open(address, Some(Silence::new())).await
     }
 
     /// Changes how long requests wait for their replies.
@@ -222,15 +244,31 @@ impl Drop for Connection {
     }
 }
 
-/// Reads the socket until it closes: replies to their requests, the rest
-/// to the events.
+/// Reads the socket until it closes, or until the server has been silent
+/// too long (when `silence` is watched): replies to their requests, the
+/// rest to the events.
 async fn read(
     mut stream: futures_util::stream::SplitStream<Socket>,
     waiting: Waiting,
     events: mpsc::UnboundedSender<Event>,
+    mut silence: Option<Silence>,
 ) {
     let mut closed = None;
-    while let Some(frame) = stream.next().await {
+    loop {
+        let frame = match &silence {
+            None => stream.next().await,
+            Some(s) => match tokio::time::timeout_at(s.deadline(), stream.next()).await {
+                Ok(frame) => frame,
+                // Gone quiet: taken for a dropped connection.
+                Err(_) => break,
+            },
+        };
+        let Some(frame) = frame else {
+            break;
+        };
+        if let Some(s) = &mut silence {
+            s.heard(matches!(frame, Ok(Message::Ping(_))));
+        }
         let text = match frame {
             Ok(Message::Text(text)) => text,
             Ok(Message::Close(frame)) => {

@@ -41,6 +41,7 @@ mod connection;
 mod decode;
 mod error;
 mod link;
+mod silence;
 
 use std::time::Duration;
 
