@@ -22,6 +22,13 @@ const MOVING_RETRIES: u32 = 20;
 /// dropped, not sent later.
 pub(crate) const NOT_SENT: &str = "Not sent: not connected — reconnecting…";
 
+/// How long a request waits for its reply before the screen says so
+/// ([`News::Slow`]).
+const SLOW: Duration = Duration::from_secs(2);
+
+/// What is said while a request waits for its reply longer than [`SLOW`].
+pub(crate) const WAITING: &str = "Waiting for the server…";
+
 /// What the screen asks of the server.
 #[derive(Clone, Debug)]
 pub(crate) enum Ask {
@@ -52,6 +59,9 @@ pub(crate) enum News {
     Created(TableId),
     /// A request was refused: the server's words.
     Refused(String),
+    /// A request has waited [`SLOW`] for its reply (`true`), or got it at
+    /// last (`false`).
+    Slow(bool),
     /// The connection dropped, or trying again failed: what to tell the
     /// player ([`dropped`], [`retrying`]).
     Reconnecting(String),
@@ -129,7 +139,13 @@ pub(crate) async fn run(
                         }
                         showing = table;
                     }
-                    Some(Ask::Send(msg)) => send(&mut conn, msg, &news).await,
+                    Some(Ask::Send(msg)) => {
+                        if let Err(why) = send(&mut conn, msg, &news).await {
+                            let _ = news.send(News::Reconnecting(why));
+                            not_sent(&mut asks, &mut showing, &news);
+                            break;
+                        }
+                    }
                     Some(Ask::Pause(done)) => {
                         let _ = tokio::time::timeout(CLOSE_WAIT, conn.close()).await;
                         let _ = done.send(());
@@ -152,10 +168,33 @@ pub(crate) async fn run(
                             _ => None,
                         };
                         let _ = news.send(News::Reconnecting(dropped(why)));
+                        not_sent(&mut asks, &mut showing, &news);
                         break;
                     }
                 },
             }
+        }
+    }
+}
+
+/// The connection is lost: the requests asked meanwhile are dropped, and
+/// said to be (none is sent on the next connection, unseen: there, the
+/// server's state decides).
+fn not_sent(
+    asks: &mut mpsc::UnboundedReceiver<Ask>,
+    showing: &mut Option<TableId>,
+    news: &std_mpsc::Sender<News>,
+) {
+    while let Ok(ask) = asks.try_recv() {
+        match ask {
+            Ask::Send(_) => {
+                let _ = news.send(News::Refused(NOT_SENT.to_owned()));
+            }
+            Ask::Showing(table) => *showing = table,
+            Ask::Pause(done) => {
+                let _ = done.send(());
+            }
+            Ask::Resume => {}
         }
     }
 }
@@ -236,7 +275,9 @@ async fn connect(
     name: Option<&str>,
     news: &std_mpsc::Sender<News>,
 ) -> Result<Connection, Error> {
-    let mut conn = Connection::connect(address).await?;
+    // A server that stops answering (stopped, or the network gone) is
+    // noticed by its silence, as a dropped connection.
+    let mut conn = Connection::connect_watched(address).await?;
     let saved = tokens::load(address);
     // A new player without --name goes by a friendly name, not `Player`.
     let named = |new_player| names::for_hello(name, new_player, tokens::config_dir().as_deref());
@@ -276,7 +317,7 @@ async fn open(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<Ne
             let watch = ClientMsg::WatchTable {
                 table_id: table.clone(),
             };
-            send(conn, watch, news).await;
+            let _ = send(conn, watch, news).await;
         }
         reply => report(&join, reply, news),
     }
@@ -298,7 +339,7 @@ async fn resume(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<
             let watch = ClientMsg::WatchTable {
                 table_id: table.clone(),
             };
-            send(conn, watch, news).await;
+            let _ = send(conn, watch, news).await;
         }
         reply => report(&sync, reply, news),
     }
@@ -314,10 +355,46 @@ async fn read_chat(conn: &mut Connection, table: &TableId) {
     let _ = request(conn, &history).await;
 }
 
-/// Sends `msg`; a refusal goes to the screen, and so does a table created.
-async fn send(conn: &mut Connection, msg: ClientMsg, news: &std_mpsc::Sender<News>) {
-    let reply = request(conn, &msg).await;
-    report(&msg, reply, news);
+/// Sends `msg`; a refusal goes to the screen, and so does a table created,
+/// and a reply slower than [`SLOW`] is waited for on the screen.
+///
+/// # Errors
+///
+/// What to tell the player when the reply did not come in time (the
+/// server stopped answering): the connection is given up; the request may
+/// or may not have been applied, and is not sent again.
+async fn send(
+    conn: &mut Connection,
+    msg: ClientMsg,
+    news: &std_mpsc::Sender<News>,
+) -> Result<(), String> {
+    let reply = {
+        let asked = request(conn, &msg);
+        tokio::pin!(asked);
+        tokio::select! {
+            reply = &mut asked => reply,
+            () = tokio::time::sleep(SLOW) => {
+                let _ = news.send(News::Slow(true));
+                let reply = asked.await;
+                let _ = news.send(News::Slow(false));
+                reply
+            }
+        }
+    };
+    match reply {
+        // A connection that closed says why with its close event.
+        Err(Error::Timeout(_)) => Err(unanswered()),
+        reply => {
+            report(&msg, reply, news);
+            Ok(())
+        }
+    }
+}
+
+/// What a player is told when the connection is given up with a request
+/// unanswered: the server's state, once back, says whether it was made.
+fn unanswered() -> String {
+    "The server did not answer — reconnecting…".to_owned()
 }
 
 /// Sends `msg` and waits for its reply. In a cluster, a table changing

@@ -15,7 +15,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use oxo_protocol::limits::MAX_CHAT_CHARS;
 
-use super::net::{Ask, NOT_SENT, News};
+use super::net::{Ask, NOT_SENT, News, WAITING};
 use super::view;
 use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 use crate::form::step;
@@ -203,6 +203,12 @@ impl Online {
                 self.running = false;
             }
             News::Refused(why) => self.message = why,
+            News::Slow(true) => self.message = WAITING.to_owned(),
+            News::Slow(false) => {
+                if self.message == WAITING {
+                    self.message.clear();
+                }
+            }
             News::Message(msg) => self.server(*msg),
             News::Created(id) => {
                 self.message = format!(
