@@ -240,7 +240,7 @@ fn every_size_draws() {
 
 /// The screen's rows as text, a wide character once (ratatui keeps the
 /// column it covers blank).
-fn rows(terminal: &Terminal<TestBackend>) -> Vec<String> {
+pub(super) fn rows(terminal: &Terminal<TestBackend>) -> Vec<String> {
     let buffer = terminal.backend().buffer();
     let area = buffer.area;
     (area.top()..area.bottom())

@@ -15,15 +15,7 @@ fn draw(app: &App, width: u16, height: u16) -> Vec<String> {
     terminal
         .draw(|frame| frame.render_widget(app, frame.area()))
         .expect("draw");
-    let buffer = terminal.backend().buffer();
-    let area = buffer.area;
-    (area.top()..area.bottom())
-        .map(|y| {
-            (area.left()..area.right())
-                .map(|x| buffer[(x, y)].symbol())
-                .collect::<String>()
-        })
-        .collect()
+    super::tests::rows(&terminal)
 }
 
 /// The help window's rows: the text between its side borders.
