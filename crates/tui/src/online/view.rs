@@ -177,11 +177,17 @@ impl TableLayout {
         // with the smallest board and the information beside it (or two
         // rows of it under).
         let beside = 1 + small_w + 2 + CRAMPED_BESIDE <= area.width;
-        let info_under = if beside { 0 } else { CRAMPED_INFO };
+        // Under the board, at least the status whole (a long result takes
+        // three rows at the smallest width).
+        let info_under = if beside {
+            0
+        } else {
+            CRAMPED_INFO.max(status_rows(o, area.width))
+        };
         let title = u16::from(
             area.height >= TITLE_HEIGHT || footer_h + 1 + small_h + info_under <= area.height,
         );
-        let blank = footer_h + title + 1 + small_h + CRAMPED_INFO <= area.height;
+        let blank = footer_h + title + 1 + small_h + info_under.max(CRAMPED_INFO) <= area.height;
         let top = area.y + (title + u16::from(blank)).min(area.height);
         let body = Rect::new(area.x, top, area.width, footer.y.saturating_sub(top));
         for size in Size::ALL {
@@ -291,7 +297,14 @@ pub(super) fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
         usize::from(FOOTER_MAX).saturating_sub(keys.len()).max(1)
     };
     let italic = Style::new().add_modifier(Modifier::ITALIC);
-    let mut lines: Vec<Line<'static>> = wrap_whole(&o.message, usize::from(area.width))
+    // At a table in a short terminal no message takes no row: the status
+    // needs it.
+    let message = if o.message.is_empty() && compact && o.table.is_some() {
+        Vec::new()
+    } else {
+        wrap_whole(&o.message, usize::from(area.width))
+    };
+    let mut lines: Vec<Line<'static>> = message
         .into_iter()
         .take(room)
         .map(|row| Line::styled(row, italic))
@@ -317,6 +330,14 @@ pub(super) fn title(o: &Online, width: u16) -> Line<'static> {
         truncate(&text, usize::from(width)),
         Style::new().add_modifier(Modifier::REVERSED),
     )
+}
+
+/// How many rows the status of the table shown takes at `width`.
+fn status_rows(o: &Online, width: u16) -> u16 {
+    o.table.as_ref().map_or(0, |t| {
+        let rows = wrap_whole(&status(o, t, o.my_seat()), usize::from(width)).len();
+        u16::try_from(rows).unwrap_or(u16::MAX)
+    })
 }
 
 /// A seat's line: the player's name (and "(you)" for mine), whether away

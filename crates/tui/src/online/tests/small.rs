@@ -79,3 +79,20 @@ fn a_rematch_asked_for_says_whom_it_waits_for() {
     );
     assert!(!screen.contains("r asks for a rematch"), "{screen}");
 }
+
+#[test]
+fn a_long_result_shows_whole_at_the_smallest_size() {
+    let (mut o, _rx) = online();
+    let mut over = won(&mut o);
+    if let Some(bob) = over.players.o.as_mut() {
+        bob.name = "W".repeat(24);
+    }
+    over.outcome = Some(Outcome::Win {
+        winner: Player::O,
+        reason: WinReason::Forfeit,
+    });
+    table_msg(&mut o, &over);
+    let (_, screen) = draw(&o, 32, 12);
+    // The status's last words: what to press next.
+    assert!(screen.contains("rematch"), "{screen}");
+}
