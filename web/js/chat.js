@@ -130,9 +130,18 @@ export function chatPanel({ send }) {
    */
   function line(from, text, mine, watching = false) {
     return h(`li.chat-msg${mine ? '.is-mine' : ''}`, {},
-      h('span.chat-from', {}, from, watching ? [' ', h('span.chat-badge', {}, 'watching')] : null),
+      sender(from, watching),
       h('span.chat-text', {}, text),
     );
+  }
+
+  /**
+   * Who said a line, marked when they were watching.
+   * @param {string} from
+   * @param {boolean} watching
+   */
+  function sender(from, watching) {
+    return h('span.chat-from', {}, from, watching ? [' ', h('span.chat-badge', {}, 'watching')] : null);
   }
 
   /** The first item of the log's tail: our lines on their way, and refused ones. */
@@ -161,8 +170,7 @@ export function chatPanel({ send }) {
     if (li.isConnected) {
       li.classList.remove('is-pending');
       li.querySelector('.chat-state')?.remove();
-      const from = line(msg.from_name, '', true, msg.watching).querySelector('.chat-from');
-      if (from) li.querySelector('.chat-from')?.replaceWith(from);
+      li.querySelector('.chat-from')?.replaceWith(sender(msg.from_name, msg.watching ?? false));
       const first = tail();
       if (first && first.compareDocumentPosition(li) & Node.DOCUMENT_POSITION_FOLLOWING) log.insertBefore(li, first);
     } else {

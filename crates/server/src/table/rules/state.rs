@@ -214,9 +214,9 @@ impl State {
             .any(|p| self.human(p).is_some_and(|h| h.connected))
     }
 
-    /// The person opposite the seats `held` who has walked away from a
-    /// finished round (no connection at the table since it ended, their
-    /// grace period running), if any.
+    /// At a finished round, the person opposite the seats `held` who has
+    /// no connection at the table (gone elsewhere, their grace period
+    /// running), if any.
     pub(super) fn walked_away_opponent(&self, held: ByPlayer<bool>) -> Option<PlayerId> {
         if !matches!(self.phase, Phase::Over { .. }) {
             return None;
