@@ -136,18 +136,24 @@ pub(crate) fn database() -> Option<String> {
         NEXT_DB.fetch_add(1, Ordering::Relaxed)
     );
     let bin = bin_dir().unwrap();
-    let ok = Command::new(bin.join("createdb"))
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-            "-U",
-            "oxo",
-            &name,
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
+    // From `template0`, which nobody can connect to: copying `template1`
+    // fails while any other session is on it, which made about one run in
+    // forty of the store tests fail (two tests' databases made at once,
+    // each failing with "1 other session"). A failure is tried again, in
+    // case something else holds the source for a moment.
+    let create = || {
+        Command::new(bin.join("createdb"))
+            .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "oxo"])
+            .args(["-T", "template0", &name])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let ok = (0..3).any(|attempt| {
+        if attempt > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        create()
+    });
     assert!(ok, "createdb {name} failed");
     Some(format!("postgres://oxo@127.0.0.1:{port}/{name}"))
 }
