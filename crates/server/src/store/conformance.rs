@@ -290,3 +290,58 @@ async fn a_finished_rounds_rematch_wishes_come_back() {
         store.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_tables_latest_chat_comes_back_with_it_and_goes_when_it_closes() {
+    use oxo_protocol::ChatLine;
+    use oxo_protocol::limits::CHAT_HISTORY_MESSAGES;
+
+    use super::rows::ChatRow;
+
+    let said = |table: i64, n: i64| {
+        Write::Chat(Box::new(ChatRow {
+            table,
+            n,
+            line: ChatLine {
+                from_id: format!("x{table}").into(),
+                from_name: "Ann".into(),
+                text: format!("line {n}"),
+                watching: n % 2 == 0,
+            },
+            at_ms: n,
+        }))
+    };
+    let kept = i64::try_from(CHAT_HISTORY_MESSAGES).unwrap();
+    for store in stores() {
+        let mut writes = table_with_a_move(1);
+        writes.extend(table_with_a_move(2));
+        store.commit(writes).await.unwrap();
+        for n in 1..=kept + 2 {
+            store.commit(vec![said(1, n)]).await.unwrap();
+        }
+        store.commit(vec![said(2, 1)]).await.unwrap();
+
+        let saved = store.unfinished_tables().unwrap();
+        let chat = |id: &str| -> Vec<(i64, String, bool)> {
+            let table = saved.iter().find(|t| &*t.row.id == id).unwrap();
+            let lines = table.chat.iter();
+            lines
+                .map(|(n, l)| (*n, l.text.clone(), l.watching))
+                .collect()
+        };
+        let t1 = chat("t1");
+        assert_eq!(t1.len(), CHAT_HISTORY_MESSAGES, "{store:?}");
+        assert_eq!(t1[0], (3, "line 3".to_string(), false), "{store:?}");
+        assert_eq!(t1[t1.len() - 1].0, kept + 2, "oldest first: {store:?}");
+        assert_eq!(chat("t2"), [(1, "line 1".to_string(), false)]);
+
+        store
+            .commit(vec![Write::ChatCleared { table: 1 }])
+            .await
+            .unwrap();
+        let saved = store.unfinished_tables().unwrap();
+        let t1 = saved.iter().find(|t| &*t.row.id == "t1").unwrap();
+        assert!(t1.chat.is_empty(), "{store:?}");
+        store.close().await;
+    }
+}

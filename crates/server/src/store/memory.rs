@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use oxo_core::ByPlayer;
-use oxo_protocol::{GameId, GameRecord, GameSummary, RecordedMove, TableStatus};
+use oxo_protocol::limits::CHAT_HISTORY_MESSAGES;
+use oxo_protocol::{ChatLine, GameId, GameRecord, GameSummary, RecordedMove, TableStatus};
 
 use super::contract::{Store, StoreFuture};
 use super::replay::saved_game;
@@ -47,6 +48,8 @@ struct Data {
     moves: BTreeMap<(i64, u32), RecordedMove>,
     /// Request ids of moves that had one, by game key and ply.
     req_ids: HashMap<(i64, u32), u64>,
+    /// Chat messages by table key and number.
+    chat: BTreeMap<(i64, i64), ChatLine>,
 }
 
 /// A game as kept here: its row, and its number of moves once it ended.
@@ -141,6 +144,17 @@ impl Data {
                     game.moves = end.moves;
                 }
             }
+            Write::Chat(c) => {
+                let key = (c.table, c.n);
+                if self.chat.contains_key(&key) {
+                    return Err(refused(format!("table {} has a message {}", c.table, c.n)));
+                }
+                self.chat.insert(key, c.line);
+                let kept = CHAT_HISTORY_MESSAGES as i64;
+                self.chat
+                    .retain(|&(table, n), _| table != c.table || n > c.n - kept);
+            }
+            Write::ChatCleared { table } => self.chat.retain(|&(t, _), _| t != table),
             Write::HealthProbe { .. } | Write::Fence { .. } => {}
         }
         Ok(())
@@ -199,6 +213,11 @@ impl Data {
             },
             players: seated,
             game,
+            chat: self
+                .chat
+                .range((row.seq, i64::MIN)..=(row.seq, i64::MAX))
+                .map(|(&(_, n), line)| (n, line.clone()))
+                .collect(),
             epoch: 0,
         })
     }

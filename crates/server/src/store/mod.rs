@@ -35,7 +35,8 @@ pub(crate) use memory::Memory;
 pub(crate) use postgres::{CLAIM_BATCH, Postgres};
 pub(crate) use replay::replay;
 pub(crate) use rows::{
-    GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, PlayerRow, SavedTable, TableRow, Write,
+    ChatRow, GameEnd, GamePlayer, GameStart, GamesQuery, NewMove, PlayerRow, SavedTable, TableRow,
+    Write,
 };
 pub(crate) use sqlite::Sqlite;
 #[cfg(test)]

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use oxo_core::{BotLevel, ByPlayer, Game, Outcome, Player, Square};
 use oxo_protocol::{
-    GameId, GameRecord, PlayerId, RecordPlayer, RecordedMove, Scores, TableId, TableOptions,
-    TableStatus,
+    ChatLine, GameId, GameRecord, PlayerId, RecordPlayer, RecordedMove, Scores, TableId,
+    TableOptions, TableStatus,
 };
 
 use crate::ids::TokenHash;
@@ -41,6 +41,13 @@ pub(crate) enum Write {
     Move(NewMove),
     /// A game ended.
     GameEnd(GameEnd),
+    /// A chat message at a table. The store keeps a table's latest
+    /// [`CHAT_HISTORY_MESSAGES`]: older ones go as newer come.
+    ///
+    /// [`CHAT_HISTORY_MESSAGES`]: oxo_protocol::limits::CHAT_HISTORY_MESSAGES
+    Chat(Box<ChatRow>),
+    /// The table with key `table` closed: its chat messages go.
+    ChatCleared { table: i64 },
     /// A health probe: rewrites the one row of `health`.
     HealthProbe { at_ms: i64 },
     /// The rest of the commit holds only while the table with key `table`
@@ -210,6 +217,19 @@ impl GamesQuery {
     }
 }
 
+/// A chat message as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ChatRow {
+    /// The key of its table.
+    pub(crate) table: i64,
+    /// Its number at the table: 1 for the first message, then one more
+    /// for each.
+    pub(crate) n: i64,
+    pub(crate) line: ChatLine,
+    /// When it was said, in milliseconds since the Unix epoch.
+    pub(crate) at_ms: i64,
+}
+
 /// A player as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct PlayerRow {
@@ -224,6 +244,8 @@ pub(crate) struct SavedTable {
     pub(crate) row: TableRow,
     pub(crate) players: ByPlayer<Option<PlayerRow>>,
     pub(crate) game: Option<SavedGame>,
+    /// The table's latest chat messages with their numbers, oldest first.
+    pub(crate) chat: Vec<(i64, ChatLine)>,
     /// The lease epoch this server holds the table under (see
     /// [`Write::Fence`]); 0 for a store one server owns alone.
     pub(crate) epoch: i64,

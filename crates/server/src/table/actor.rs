@@ -86,7 +86,7 @@ pub(super) struct Table {
     /// [`Table::store_presence`]).
     pub(super) presence_unsaved: bool,
     /// The latest chat messages, for `chat_history`.
-    chat_log: ChatLog,
+    pub(super) chat_log: ChatLog,
 }
 
 impl Table {

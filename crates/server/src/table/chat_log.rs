@@ -1,9 +1,12 @@
 //! A table's chat history: its latest messages, for `chat_history` (a
 //! client opening the table after a reload or a reconnect shows them).
 //!
-//! It lives with the table's actor, in memory: it goes when the table
-//! closes, and does not outlive a restart of the server or the table moving
-//! to another node of a cluster.
+//! It lives with the table's actor; every message is stored before anyone
+//! sees it ([`Write::Chat`]), numbered in order at its table, so the
+//! history comes back with the table after a restart or when another node
+//! of a cluster takes it over. It goes when the table closes.
+//!
+//! [`Write::Chat`]: crate::store::Write::Chat
 
 use std::collections::VecDeque;
 
@@ -17,11 +20,30 @@ pub(super) struct ChatLog {
     lines: VecDeque<ChatLine>,
     /// The characters of text in `lines`.
     chars: usize,
+    /// The number of the latest message taken (0 before the first).
+    last: i64,
 }
 
 impl ChatLog {
-    /// Keeps `line`, letting the oldest go past either bound.
-    pub(super) fn push(&mut self, line: ChatLine) {
+    /// The log of a table read back from the store: its messages with their
+    /// numbers, oldest first.
+    pub(super) fn restored(lines: Vec<(i64, ChatLine)>) -> ChatLog {
+        let mut log = ChatLog::default();
+        for (n, line) in lines {
+            log.push(n, line);
+        }
+        log
+    }
+
+    /// The number the next message gets.
+    pub(super) fn next(&self) -> i64 {
+        self.last + 1
+    }
+
+    /// Keeps `line`, message number `n`, letting the oldest go past either
+    /// bound.
+    pub(super) fn push(&mut self, n: i64, line: ChatLine) {
+        self.last = n;
         self.chars += line.text.chars().count();
         self.lines.push_back(line);
         while self.lines.len() > CHAT_HISTORY_MESSAGES || self.chars > CHAT_HISTORY_CHARS {
@@ -57,7 +79,7 @@ mod tests {
     fn the_oldest_messages_go_past_the_count() {
         let mut log = ChatLog::default();
         for i in 0..CHAT_HISTORY_MESSAGES + 3 {
-            log.push(line(&i.to_string()));
+            log.push(log.next(), line(&i.to_string()));
         }
         let lines = log.lines();
         assert_eq!(lines.len(), CHAT_HISTORY_MESSAGES);
@@ -69,15 +91,24 @@ mod tests {
     }
 
     #[test]
+    fn a_restored_log_numbers_on_from_its_latest_message() {
+        assert_eq!(ChatLog::default().next(), 1);
+        let log = ChatLog::restored(vec![(7, line("hi")), (8, line("gg"))]);
+        assert_eq!(log.next(), 9);
+        let texts: Vec<String> = log.lines().into_iter().map(|l| l.text).collect();
+        assert_eq!(texts, ["hi", "gg"]);
+    }
+
+    #[test]
     fn the_oldest_messages_go_past_the_characters_counted_as_characters() {
         let mut log = ChatLog::default();
         // 200 characters, 800 bytes each: bytes would keep 5.
         let long = "😀".repeat(200);
         for _ in 0..CHAT_HISTORY_CHARS / 200 {
-            log.push(line(&long));
+            log.push(log.next(), line(&long));
         }
         assert_eq!(log.lines().len(), CHAT_HISTORY_CHARS / 200);
-        log.push(line("gg"));
+        log.push(log.next(), line("gg"));
         let lines = log.lines();
         assert_eq!(lines.len(), CHAT_HISTORY_CHARS / 200);
         assert_eq!(lines.last().map(|l| l.text.as_str()), Some("gg"));

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::actor::Table;
+use super::chat_log::ChatLog;
 use super::env::Env;
 use super::rules::recover::{Saved, SavedRound};
 use super::rules::{GameKey, Rules};
@@ -86,6 +87,7 @@ fn rebuild(
 ) -> Option<Table> {
     let row = saved.row;
     let epoch = saved.epoch;
+    let chat = ChatLog::restored(saved.chat);
     let players = ByPlayer::new_with(|p| {
         accounts[p]
             .as_ref()
@@ -134,6 +136,7 @@ fn rebuild(
         row.created_ms,
     );
     table.epoch = epoch;
+    table.chat_log = chat;
     table.accounts = accounts;
     table.lobby_dirty = true;
     Some(table)

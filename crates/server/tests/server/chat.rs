@@ -74,7 +74,7 @@ async fn chat_reaches_players_and_spectators_within_limits() {
 }
 
 /// The texts of the one `chat_history` among the events before an `ok`.
-fn history_texts(events: &[Value], table: &str) -> Vec<String> {
+pub(crate) fn history_texts(events: &[Value], table: &str) -> Vec<String> {
     let histories: Vec<_> = events
         .iter()
         .filter(|e| e["type"] == "chat_history")

@@ -303,3 +303,31 @@ async fn a_rematch_asked_before_a_restart_still_counts_after_it() {
     assert_eq!((next.round, next.status), (2, TableStatus::InProgress));
     server.stop().await;
 }
+
+/// The chat so far survives a restart: a page reloaded after it reads the
+/// messages from the new process, and the conversation goes on after them.
+#[tokio::test]
+async fn the_chat_so_far_survives_a_restart() {
+    let db = TempDb::new("chat");
+    let cfg = || db.config();
+    let server = Server::with(cfg()).await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    x.ok(json!({"type":"chat","table_id":table,"text":"good luck"}))
+        .await;
+    o.ok(json!({"type":"chat","table_id":table,"text":"you too"}))
+        .await;
+    let xt = x.token.clone();
+    server.stop().await;
+    drop((x, o));
+
+    let server = Server::with(cfg()).await;
+    let (mut x, _) = server.resume(&xt).await;
+    let asks = json!({"type":"chat_history","table_id":table});
+    let texts = crate::chat::history_texts(&x.ok(asks.clone()).await, &table);
+    assert_eq!(texts, ["good luck", "you too"]);
+    x.ok(json!({"type":"chat","table_id":table,"text":"still here"}))
+        .await;
+    let texts = crate::chat::history_texts(&x.ok(asks).await, &table);
+    assert_eq!(texts, ["good luck", "you too", "still here"]);
+    server.stop().await;
+}

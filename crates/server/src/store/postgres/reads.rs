@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use oxo_core::ByPlayer;
-use oxo_protocol::{GameRecord, GameSummary, RecordedMove, Scores};
+use oxo_protocol::{ChatLine, GameRecord, GameSummary, PlayerId, RecordedMove, Scores};
 use tokio_postgres::{GenericClient, IsolationLevel, Row};
 
 use super::error::db;
@@ -177,7 +177,7 @@ pub(super) async fn recent_games(
 /// current games replayed. A table that does not read back is skipped with
 /// a warning naming it and why; it stays in the database as it was.
 ///
-/// The four reads (tables, players, games, moves) share one snapshot (a
+/// The five reads (tables, players, games, moves, chat) share one snapshot (a
 /// read-only `REPEATABLE READ` transaction): read one by one, a commit
 /// landing between them (a round starting just before the claim, say)
 /// would show a table whose game is not there yet.
@@ -257,12 +257,16 @@ async fn load_in(
     {
         moves.entry(r.get(0)).or_default().push(r);
     }
+    let mut chat = chat_of(client, &seqs).await?;
     let mut out = Vec::with_capacity(tables.len());
     for row in &tables {
         let seq: i64 = row.get(0);
         let epoch = epochs.get(&seq).copied().unwrap_or(0);
         match table(row, epoch, &players, &games, &moves) {
-            Ok(t) => out.push(t),
+            Ok(t) => out.push(SavedTable {
+                chat: chat.remove(&seq).unwrap_or_default(),
+                ..t
+            }),
             Err(error) => {
                 let id: String = row.get(1);
                 tracing::warn!(table = %id, %error, "skipping a table that does not read back");
@@ -270,6 +274,44 @@ async fn load_in(
         }
     }
     Ok(out)
+}
+
+/// The chat messages of the tables with keys `seqs`, by table key, each
+/// with its number, oldest first. The history is a convenience: a message
+/// that does not read is left out (and logged), and costs its table
+/// nothing else.
+async fn chat_of(
+    client: &impl GenericClient,
+    seqs: &[i64],
+) -> Result<HashMap<i64, Vec<(i64, ChatLine)>>, ServerError> {
+    let mut chat: HashMap<i64, Vec<(i64, ChatLine)>> = HashMap::new();
+    for r in client
+        .query(
+            "SELECT table_seq, n, from_id, from_name, text, watching FROM chat
+             WHERE table_seq = ANY($1) ORDER BY table_seq, n",
+            &[&seqs],
+        )
+        .await
+        .map_err(db)?
+    {
+        let table: i64 = r.get(0);
+        let line = (|| {
+            Ok::<_, tokio_postgres::Error>((
+                r.try_get::<_, i64>(1)?,
+                ChatLine {
+                    from_id: PlayerId::from(r.try_get::<_, String>(2)?),
+                    from_name: r.try_get(3)?,
+                    text: r.try_get(4)?,
+                    watching: r.try_get(5)?,
+                },
+            ))
+        })();
+        match line {
+            Ok(line) => chat.entry(table).or_default().push(line),
+            Err(e) => tracing::warn!(table, error = %e, "a chat message did not read back"),
+        }
+    }
+    Ok(chat)
 }
 
 /// One claimed table, checked and replayed.
@@ -340,6 +382,7 @@ fn table(
         },
         players: seated,
         game,
+        chat: Vec::new(),
         epoch,
     })
 }

@@ -106,6 +106,20 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tables ADD COLUMN x_rematch BOOLEAN NOT NULL DEFAULT false;
     ALTER TABLE tables ADD COLUMN o_rematch BOOLEAN NOT NULL DEFAULT false;
     ",
+    // 5: a table's latest chat messages (numbered from 1 at each table),
+    // for `chat_history` after a takeover; deleted when the table closes.
+    "
+    CREATE TABLE chat (
+        table_seq BIGINT NOT NULL,
+        n         BIGINT NOT NULL,
+        from_id   TEXT NOT NULL,
+        from_name TEXT NOT NULL,
+        text      TEXT NOT NULL,
+        watching  BOOLEAN NOT NULL,
+        at_ms     BIGINT NOT NULL,
+        PRIMARY KEY (table_seq, n)
+    );
+    ",
 ];
 
 /// The newest schema version this build knows.

@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 
 use deadpool_postgres::Transaction;
 use oxo_core::Outcome;
+use oxo_protocol::limits::CHAT_HISTORY_MESSAGES;
 use tokio_postgres::Statement;
 
 use super::error::db;
@@ -64,6 +65,16 @@ fn sql(w: &Write) -> &'static str {
                  moves = $6
              WHERE seq = $1"
         }
+        // The table keeps its latest messages: older ones go as this one
+        // comes (the delete does not see the row inserted beside it, which
+        // it would keep anyway).
+        Write::Chat(_) => {
+            "WITH said AS (
+                 INSERT INTO chat (table_seq, n, from_id, from_name, text, watching, at_ms)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7))
+             DELETE FROM chat WHERE table_seq = $1 AND n <= $2 - $8"
+        }
+        Write::ChatCleared { .. } => "DELETE FROM chat WHERE table_seq = $1",
         Write::HealthProbe { .. } => {
             "INSERT INTO health (id, probed_ms) VALUES (1, $1)
              ON CONFLICT (id) DO UPDATE SET probed_ms = excluded.probed_ms"
@@ -198,6 +209,27 @@ pub(super) async fn apply(
             )
             .await
             .map_err(db)?;
+        }
+        Write::Chat(c) => {
+            let kept = CHAT_HISTORY_MESSAGES as i64;
+            tx.execute(
+                stmt,
+                &[
+                    &c.table,
+                    &c.n,
+                    &c.line.from_id.as_str(),
+                    &c.line.from_name,
+                    &c.line.text,
+                    &c.line.watching,
+                    &c.at_ms,
+                    &kept,
+                ],
+            )
+            .await
+            .map_err(db)?;
+        }
+        Write::ChatCleared { table } => {
+            tx.execute(stmt, &[table]).await.map_err(db)?;
         }
         Write::HealthProbe { at_ms } => {
             tx.execute(stmt, &[at_ms]).await.map_err(db)?;

@@ -34,11 +34,13 @@
 //! - `lock`: one server per database file;
 //! - `error`: SQLite's failures, told in a line.
 
+mod chat;
 mod error;
 mod lock;
 mod reads;
 mod recover;
 mod schema;
+mod scope;
 #[cfg(test)]
 pub(crate) mod temp;
 mod writer;
@@ -54,7 +56,7 @@ use oxo_protocol::{GameRecord, GameSummary};
 use rusqlite::Connection;
 use tokio::sync::{mpsc, oneshot};
 
-use self::recover::Scope;
+use self::scope::Scope;
 use self::writer::{LastCommit, Op, ReadJob};
 use crate::config::DbLocation;
 use crate::error::ServerError;

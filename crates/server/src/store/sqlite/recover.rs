@@ -10,14 +10,14 @@
 //! resume, and the skipped row stays in the database as it was, for a
 //! person to look at.
 //!
-//! # Four queries, not five per table
+//! # Five queries, not six per table
 //!
-//! The open tables, their players, their current games and those games'
-//! moves are read with one query each and joined here, so start-up with
-//! thousands of unfinished tables costs four statements rather than tens of
-//! thousands of point queries. Start-up first reads the open tables' rows
+//! The open tables, their players, their current games, those games'
+//! moves and the tables' chat are read with one query each and joined
+//! here, so start-up with thousands of unfinished tables costs five
+//! statements rather than tens of thousands of point queries. Start-up first reads the open tables' rows
 //! alone ([`load_open_rows`]), to list them before the server listens; the
-//! four queries follow in the background, a batch of tables at a time, or
+//! other queries follow in the background, a batch of tables at a time, or
 //! for one table that is asked for first ([`Scope::Keys`]).
 //!
 //! This file only reads; rebuilding table actors is `table::recover`'s job.
@@ -27,7 +27,9 @@ use std::sync::Arc;
 
 use oxo_core::ByPlayer;
 use oxo_protocol::Scores;
-use rusqlite::{Connection, Row};
+use rusqlite::Connection;
+
+use super::scope::{Read, Scope, keyed, rows};
 
 use crate::error::ServerError;
 use crate::store::replay::saved_game;
@@ -58,33 +60,6 @@ impl<T> Recovered<T> {
                 table: id.unwrap_or_else(|| format!("key {seq}")),
                 error,
             }),
-        }
-    }
-}
-
-/// Which open tables a read covers: all of them, or those with keys in a
-/// range (start-up reads them a batch at a time; a table needed before
-/// that reaches it is a range of one).
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Scope {
-    All,
-    /// Keys from the first to the second, both included.
-    Keys(i64, i64),
-}
-
-impl Scope {
-    /// The condition on `tables t` that selects the scope's open tables.
-    fn open(self) -> &'static str {
-        match self {
-            Scope::All => "t.status <> 'closed'",
-            Scope::Keys(..) => "t.status <> 'closed' AND t.seq BETWEEN ?1 AND ?2",
-        }
-    }
-
-    fn params(self) -> Vec<i64> {
-        match self {
-            Scope::All => Vec::new(),
-            Scope::Keys(first, last) => vec![first, last],
         }
     }
 }
@@ -145,10 +120,6 @@ struct OpenTable {
     raw: Read<RawTable>,
 }
 
-/// One row of a query, or the error of the column that did not read: kept
-/// for the verdict on the row's table, not fatal to the query.
-type Read<T> = rusqlite::Result<T>;
-
 /// Every table that is not closed, with its seated players and current
 /// game; the tables that do not read back are in [`Recovered::skipped`].
 ///
@@ -199,18 +170,23 @@ pub(super) fn load_open_tables(
         moves.entry(game).or_default().push(m);
     }
     let players = seated_players(conn, scope)?;
+    let mut chat = super::chat::of_open_tables(conn, scope)?;
     let mut out = Recovered::new();
     for OpenTable { seq, id, raw } in tables {
         let rebuilt = raw
             .map_err(ServerError::from)
-            .and_then(|raw| rebuild(seq, raw, &players, &games, &mut moves));
+            .and_then(|raw| rebuild(seq, raw, &players, &games, &mut moves))
+            .map(|table| SavedTable {
+                chat: chat.remove(&seq).unwrap_or_default(),
+                ..table
+            });
         out.push(seq, id, rebuilt);
     }
     Ok(out)
 }
 
 /// The open tables' rows, checked, without their players or games: the
-/// first of [`load_open_tables`]' four queries.
+/// first of [`load_open_tables`]' five queries.
 ///
 /// # Errors
 ///
@@ -251,31 +227,6 @@ fn seated_players(conn: &Connection, scope: Scope) -> Result<Players, ServerErro
             })
         },
     )
-}
-
-/// The rows of `sql`, each with its first column (the key, which always
-/// reads: an id or an integer key) and the rest as `read` makes them.
-fn rows<K: rusqlite::types::FromSql, T>(
-    conn: &Connection,
-    sql: &str,
-    scope: Scope,
-    read: impl Fn(&Row<'_>) -> Read<T>,
-) -> Result<Vec<(K, Read<T>)>, ServerError> {
-    let mut stmt = conn.prepare(sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(scope.params()), |r| {
-        Ok((r.get(0)?, read(r)))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// [`rows`] by key.
-fn keyed<K: rusqlite::types::FromSql + Eq + std::hash::Hash, T>(
-    conn: &Connection,
-    sql: &str,
-    scope: Scope,
-    read: impl Fn(&Row<'_>) -> Read<T>,
-) -> Result<HashMap<K, Read<T>>, ServerError> {
-    Ok(rows(conn, sql, scope, read)?.into_iter().collect())
 }
 
 /// The open tables in key order.
@@ -409,6 +360,7 @@ fn rebuild(
         row,
         players,
         game,
+        chat: Vec::new(),
         epoch: 0,
     })
 }

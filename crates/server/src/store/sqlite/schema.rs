@@ -146,6 +146,20 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tables ADD COLUMN x_rematch INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE tables ADD COLUMN o_rematch INTEGER NOT NULL DEFAULT 0;
     ",
+    // 7: a table's latest chat messages (numbered from 1 at each table),
+    // for `chat_history` after a restart; deleted when the table closes.
+    "
+    CREATE TABLE chat (
+        table_seq INTEGER NOT NULL,
+        n         INTEGER NOT NULL,
+        from_id   TEXT NOT NULL,
+        from_name TEXT NOT NULL,
+        text      TEXT NOT NULL,
+        watching  INTEGER NOT NULL,
+        at_ms     INTEGER NOT NULL,
+        PRIMARY KEY (table_seq, n)
+    ) WITHOUT ROWID;
+    ",
 ];
 /// An opened database: the write connection, the read connection (files
 /// only) and the lock on the file (files only).

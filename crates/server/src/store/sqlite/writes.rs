@@ -6,6 +6,7 @@
 use std::sync::LazyLock;
 
 use oxo_core::Outcome;
+use oxo_protocol::limits::CHAT_HISTORY_MESSAGES;
 use rusqlite::{Connection, params};
 
 use crate::ids::now_ms;
@@ -34,6 +35,9 @@ const RENAME_IN_PLAY: &str = "
     WHERE ended_ms IS NULL
       AND seq IN (SELECT game FROM tables
                   WHERE status <> 'closed' AND (x_player = ?1 OR o_player = ?1))";
+
+/// How many of a table's latest chat messages stay stored.
+const KEPT: i64 = CHAT_HISTORY_MESSAGES as i64;
 
 /// The stored JSON of `value`, failing the write if it does not serialize.
 fn json<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
@@ -81,6 +85,27 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                 row.rematch.x,
                 row.rematch.o,
             ])?;
+        }
+        Write::Chat(c) => {
+            conn.prepare_cached(
+                "INSERT INTO chat (table_seq, n, from_id, from_name, text, watching, at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                c.table,
+                c.n,
+                c.line.from_id.as_str(),
+                c.line.from_name,
+                c.line.text,
+                c.line.watching,
+                c.at_ms,
+            ])?;
+            conn.prepare_cached("DELETE FROM chat WHERE table_seq = ?1 AND n <= ?2")?
+                .execute(params![c.table, c.n - KEPT])?;
+        }
+        Write::ChatCleared { table } => {
+            conn.prepare_cached("DELETE FROM chat WHERE table_seq = ?1")?
+                .execute(params![table])?;
         }
         Write::GameStart(g) => {
             conn.prepare_cached(

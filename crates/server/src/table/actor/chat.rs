@@ -1,19 +1,31 @@
-//! A table's chat: messages go to everyone at the table, and the latest
-//! are kept (see `table::chat_log`).
+//! A table's chat: messages are stored, then go to everyone at the table,
+//! and the latest are kept (see `table::chat_log`).
 
 use std::sync::Arc;
 
-use oxo_protocol::{ChatLine, PlayerId, ServerMsg};
+use oxo_protocol::{ChatLine, ErrorCode, PlayerId, ServerMsg};
 
 use super::Table;
 use crate::conn::{Conn, encode};
+use crate::error::{ClientError, ServerError};
+use crate::ids::now_ms;
+use crate::store::{ChatRow, Write};
+use crate::table::rules::Reply;
 
 impl Table {
-    /// Sends a chat line to everyone at the table and keeps it; `false`
-    /// if `conn` is not at the table.
-    pub(super) fn chat(&mut self, conn: &Conn, text: String) -> bool {
+    /// Stores a chat line from `conn`, then sends it to everyone at the
+    /// table and keeps it.
+    ///
+    /// # Errors
+    ///
+    /// `not_seated` if `conn` is not at the table; `table_moved` or
+    /// `internal` if the line could not be stored (nobody saw it).
+    pub(super) async fn chat(&mut self, conn: &Conn, text: String) -> Result<Reply, ClientError> {
         if !self.is_member(conn.id()) {
-            return false;
+            return Err(ClientError::new(
+                ErrorCode::NotSeated,
+                "Join or watch the table to chat",
+            ));
         }
         let line = ChatLine {
             from_id: PlayerId::from(Arc::clone(&conn.account.id)),
@@ -21,6 +33,20 @@ impl Table {
             text,
             watching: !self.rules.state().is_seated(&conn.account.id),
         };
+        let n = self.chat_log.next();
+        let row = ChatRow {
+            table: self.seq,
+            n,
+            line: line.clone(),
+            at_ms: now_ms(),
+        };
+        if let Err(e) = self.commit(vec![Write::Chat(Box::new(row))]).await {
+            if let ServerError::Fenced { .. } = e {
+                return Err(ClientError::table_moved());
+            }
+            tracing::error!(table = %self.id, error = %e, "could not store a chat message");
+            return Err(ClientError::internal());
+        }
         let frame = encode(&ServerMsg::Chat {
             table_id: self.id.clone(),
             from_id: line.from_id.clone(),
@@ -31,8 +57,8 @@ impl Table {
         for m in &self.members {
             m.outbox.send(frame.clone());
         }
-        self.chat_log.push(line);
-        true
+        self.chat_log.push(n, line);
+        Ok(Reply::Done)
     }
 
     /// Sends the messages kept to `conn` alone.

@@ -65,16 +65,7 @@ impl Table {
                 self.room_for_a_round(conn, &plan).await?;
                 self.execute(plan, OnFailure::Abort).await
             }
-            TableReq::Chat(text) => {
-                if self.chat(conn, text) {
-                    Ok(Reply::Done)
-                } else {
-                    Err(ClientError::new(
-                        ErrorCode::NotSeated,
-                        "Join or watch the table to chat",
-                    ))
-                }
-            }
+            TableReq::Chat(text) => self.chat(conn, text).await,
             TableReq::ChatHistory => {
                 self.must_see(conn, "read its chat")?;
                 self.send_chat_history(conn);

@@ -86,7 +86,8 @@ impl Table {
                     moves: *moves,
                     at_ms: now_ms(),
                 })),
-                Event::Seated { .. } | Event::Vacated { .. } | Event::Closed => {}
+                Event::Closed => writes.push(Write::ChatCleared { table: self.seq }),
+                Event::Seated { .. } | Event::Vacated { .. } => {}
             }
         }
         writes
