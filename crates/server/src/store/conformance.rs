@@ -320,6 +320,8 @@ async fn a_tables_latest_chat_comes_back_with_it_and_goes_when_it_closes() {
             store.commit(vec![said(1, n)]).await.unwrap();
         }
         store.commit(vec![said(2, 1)]).await.unwrap();
+        // A number taken already (a row that did not read back): replaced.
+        store.commit(vec![said(2, 1)]).await.unwrap();
 
         let saved = store.unfinished_tables().unwrap();
         let chat = |id: &str| -> Vec<(i64, String, bool)> {

@@ -145,11 +145,9 @@ impl Data {
                 }
             }
             Write::Chat(c) => {
-                let key = (c.table, c.n);
-                if self.chat.contains_key(&key) {
-                    return Err(refused(format!("table {} has a message {}", c.table, c.n)));
-                }
-                self.chat.insert(key, c.line);
+                // As the SQL stores: a message takes the place of one of
+                // the same number.
+                self.chat.insert((c.table, c.n), c.line);
                 let kept = CHAT_HISTORY_MESSAGES as i64;
                 self.chat
                     .retain(|&(table, n), _| table != c.table || n > c.n - kept);

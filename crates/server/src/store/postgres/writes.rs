@@ -67,11 +67,15 @@ fn sql(w: &Write) -> &'static str {
         }
         // The table keeps its latest messages: older ones go as this one
         // comes (the delete does not see the row inserted beside it, which
-        // it would keep anyway).
+        // it would keep anyway). A row of that number can only be one that
+        // did not read back: the new message takes its place.
         Write::Chat(_) => {
             "WITH said AS (
                  INSERT INTO chat (table_seq, n, from_id, from_name, text, watching, at_ms)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7))
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)
+                 ON CONFLICT (table_seq, n) DO UPDATE SET from_id = excluded.from_id,
+                     from_name = excluded.from_name, text = excluded.text,
+                     watching = excluded.watching, at_ms = excluded.at_ms)
              DELETE FROM chat WHERE table_seq = $1 AND n <= $2 - $8"
         }
         Write::ChatCleared { .. } => "DELETE FROM chat WHERE table_seq = $1",

@@ -88,7 +88,10 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
         }
         Write::Chat(c) => {
             conn.prepare_cached(
-                "INSERT INTO chat (table_seq, n, from_id, from_name, text, watching, at_ms)
+                // A row of that number can only be one that did not read
+                // back (see `chat`): the new message takes its place.
+                "INSERT OR REPLACE INTO chat (table_seq, n, from_id, from_name, text, watching,
+                     at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?
             .execute(params![
