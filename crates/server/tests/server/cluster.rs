@@ -98,6 +98,37 @@ async fn an_away_players_grace_period_keeps_its_end_on_the_new_owner() {
     b.stop().await;
 }
 
+/// The chat so far moves with the table: the new owner reads it from
+/// PostgreSQL, and the conversation goes on after it.
+#[tokio::test]
+async fn the_chat_so_far_moves_with_the_table() {
+    let Some(url) = testdb::database() else {
+        return;
+    };
+    let a = Server::with(node(&url, 1)).await;
+    leads(&a).await;
+    let b = Server::with(node(&url, 2)).await;
+    let (mut x, mut o, table) = pair(&a, json!({})).await;
+    x.ok(json!({"type":"chat","table_id":table,"text":"good luck"}))
+        .await;
+    o.ok(json!({"type":"chat","table_id":table,"text":"you too"}))
+        .await;
+    let xt = x.token.clone();
+    a.stop().await;
+    drop((x, o));
+    leads(&b).await;
+
+    let mut x = b.resume_at(&xt, &table).await;
+    let asks = json!({"type":"chat_history","table_id":table});
+    let texts = crate::chat::history_texts(&x.ok(asks.clone()).await, &table);
+    assert_eq!(texts, ["good luck", "you too"]);
+    x.ok(json!({"type":"chat","table_id":table,"text":"still here"}))
+        .await;
+    let texts = crate::chat::history_texts(&x.ok(asks).await, &table);
+    assert_eq!(texts, ["good luck", "you too", "still here"]);
+    b.stop().await;
+}
+
 /// Both players of `table` (tokens `x` and `o`), its node stopped after
 /// X's a1, O's b1 and X's a2 (`game`), come back at `server`, which took
 /// the table over: they find the board as it was, finish the round (b2,
