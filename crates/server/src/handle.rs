@@ -76,6 +76,18 @@ pub(crate) enum TableCmd {
     /// Another node took the table over (cluster): stop here without
     /// writing anything.
     Lost,
+    /// Is this connection among the table's people? (A connection at as
+    /// many tables as it may be asks, to forget those it is no longer at.)
+    IsMember(Box<IsMember>),
+}
+
+/// A connection's question to a table: is it among its people?
+#[derive(Debug)]
+pub(crate) struct IsMember {
+    /// The connection.
+    pub(crate) conn: u64,
+    /// Told the answer; dropped unanswered by a table that has stopped.
+    pub(crate) answer: tokio::sync::oneshot::Sender<bool>,
 }
 
 /// A seated player's new name, for a table to show.

@@ -395,6 +395,12 @@ impl Forward for RemoteTable {
                     true
                 }
                 TableCmd::Lost => true,
+                // Not asked over the bus: a table on another node counts
+                // as one the connection is at until it leaves it.
+                TableCmd::IsMember(q) => {
+                    let _ = q.answer.send(true);
+                    true
+                }
             }
         })
     }

@@ -5,9 +5,11 @@
 //!
 //! A connection may be at [`MAX_ATTACHED`] tables at once (seated or
 //! watching). `leave_table` frees the slot, and so does a table that
-//! closes; when the slots are full, tables whose round is over are let go
-//! first (as if the connection had walked away from them), so that only
-//! tables in play can fill them.
+//! closes; when the slots are full, the tables that no longer count the
+//! connection among their people (one that refused a request from it, or
+//! that another connection of the player left) are forgotten, then tables
+//! whose round is over are let go (as if the connection had walked away
+//! from them), so that only tables in play can fill them.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -20,7 +22,7 @@ use super::validate;
 use super::{Client, Reply};
 use crate::conn::Conn;
 use crate::error::ClientError;
-use crate::handle::{TableCmd, TableHandle, TableReq, TableRequest};
+use crate::handle::{IsMember, TableCmd, TableHandle, TableReq, TableRequest};
 use crate::ids::new_id;
 use crate::live::LiveStatus;
 use crate::table;
@@ -134,6 +136,10 @@ impl Client {
         if self.attached.len() < MAX_ATTACHED {
             return true;
         }
+        self.forget_tables_not_at().await;
+        if self.attached.len() < MAX_ATTACHED {
+            return true;
+        }
         let over: Vec<Arc<str>> = self
             .attached
             .iter()
@@ -146,6 +152,37 @@ impl Client {
             }
         }
         self.attached.len() < MAX_ATTACHED
+    }
+
+    /// Forgets the tables that no longer count this connection among
+    /// their people: one that refused a request from it (it was never
+    /// there), or that another connection of the player left for it. Each
+    /// table is asked and answers after the requests sent to it before.
+    async fn forget_tables_not_at(&mut self) {
+        let tables: Vec<(Arc<str>, TableHandle)> = self
+            .attached
+            .iter()
+            .map(|(id, h)| (Arc::clone(id), h.clone()))
+            .collect();
+        let mut asked = Vec::with_capacity(tables.len());
+        for (id, handle) in tables {
+            let (answer, told) = tokio::sync::oneshot::channel();
+            let question = IsMember {
+                conn: self.outbox.id,
+                answer,
+            };
+            if handle.send(TableCmd::IsMember(Box::new(question))).await {
+                asked.push((id, told));
+            } else {
+                self.attached.remove(&id);
+            }
+        }
+        for (id, told) in asked {
+            // Unanswered: the table has stopped.
+            if !told.await.unwrap_or(false) {
+                self.attached.remove(&id);
+            }
+        }
     }
 
     /// Opens a table for the player on `conn`; its actor replies.

@@ -326,6 +326,9 @@ impl Table {
             }
             TableCmd::Detach(conn_id) => self.detach(conn_id),
             TableCmd::Lost => self.step_down(),
+            TableCmd::IsMember(q) => {
+                let _ = q.answer.send(self.is_member(q.conn));
+            }
             TableCmd::Renamed(renamed) => {
                 self.lobby_dirty = true;
                 self.broadcast();

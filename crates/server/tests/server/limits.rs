@@ -544,3 +544,44 @@ async fn new_rounds_are_rate_limited_per_player() {
         .await;
     server.stop().await;
 }
+
+/// A connection is at 64 tables in play at most; a request a table
+/// refuses (the connection is not at it) takes none of those places, so a
+/// client refused at many tables may still watch one.
+#[tokio::test]
+async fn refused_requests_take_no_place_among_a_connections_tables() {
+    let server = Server::with(Config {
+        max_tables_per_player: 40,
+        rate_limit: RateLimit::UNLIMITED,
+        ..config()
+    })
+    .await;
+    let mut tables = Vec::new();
+    for (name, n) in [("Ann", 40), ("Bea", 26)] {
+        let mut owner = server.client(name).await;
+        for _ in 0..n {
+            tables.push(owner.create(json!({"public": false})).await.id);
+        }
+    }
+    let mut s = server.client("Stranger").await;
+    for (i, t) in tables[..64].iter().enumerate() {
+        let kind = ["sync", "chat_history", "forfeit", "rematch"][i % 4];
+        s.refused(json!({"type":kind,"table_id":t}), "not_seated")
+            .await;
+    }
+    // At none of them: it may watch another.
+    s.ok(json!({"type":"watch_table","table_id":tables[64]}))
+        .await;
+    for t in &tables[..63] {
+        s.ok(json!({"type":"watch_table","table_id":t})).await;
+    }
+    // Now at 64 tables in play: the limit holds.
+    let message = s
+        .refused(
+            json!({"type":"watch_table","table_id":tables[65]}),
+            "too_many_tables",
+        )
+        .await;
+    assert!(message.contains("64"), "{message}");
+    server.stop().await;
+}
