@@ -29,7 +29,7 @@ use oxo_protocol::{
     DecidingMove, FinalPosition, GameExplanation, PlyExplanation, SolvedValue, ValueKind, Verdict,
 };
 
-use crate::http::ApiError;
+use crate::http::{ApiError, sent};
 
 /// The most moves a game has.
 const MAX_MOVES: usize = 9;
@@ -54,7 +54,7 @@ fn parse_first(text: Option<&str>) -> Result<Player, ApiError> {
         ApiError::BadRequest("first is required: X or O, the player who moved first".into())
     })?;
     text.parse()
-        .map_err(|_| ApiError::BadRequest(format!("first must be X or O, not {text:?}")))
+        .map_err(|_| ApiError::BadRequest(format!("first must be X or O, not {}", sent(text))))
 }
 
 fn parse_moves(text: Option<&str>) -> Result<Vec<Square>, ApiError> {

@@ -107,12 +107,17 @@ fn param<T: std::str::FromStr>(
         .get(name)
         .map(|v| {
             v.parse().map_err(|_| {
-                // At most 40 characters of what was sent come back.
-                let more = if v.chars().count() > 40 { "…" } else { "" };
-                ApiError::BadRequest(format!("{name} must be {what}, not \"{v:.40}{more}\""))
+                ApiError::BadRequest(format!("{name} must be {what}, not {}", sent(v)))
             })
         })
         .transpose()
+}
+
+/// A value from a query, quoted, as an error message shows it: at most
+/// 40 characters of it come back (a long one is cut, with `…`).
+pub(crate) fn sent(v: &str) -> String {
+    let more = if v.chars().count() > 40 { "…" } else { "" };
+    format!("\"{v:.40}{more}\"")
 }
 
 /// The player id a request proves with `Authorization: Bearer <token>`,
@@ -296,7 +301,7 @@ pub(crate) async fn analyze(params: Params) -> Result<Json<AnalyzeResponse>, Api
     })?;
     let position: Position = text
         .parse()
-        .map_err(|e| ApiError::BadRequest(format!("position {text:?}: {e}")))?;
+        .map_err(|e| ApiError::BadRequest(format!("position {}: {e}", sent(text))))?;
     let value = solver::value(&position);
     let outcome = position.outcome();
     let moves = if outcome.is_some() {

@@ -114,6 +114,14 @@ async fn records_logs_and_lists_of_games() {
         .await;
     assert_eq!(status, 400);
     assert!(body.len() < 400, "{body}");
+    for path in [
+        format!("/api/analyze?position={}", "X".repeat(6_000)),
+        format!("/api/analyze/game?first={}&moves=", "X".repeat(6_000)),
+    ] {
+        let (status, body) = server.get(&path).await;
+        assert_eq!(status, 400, "{path}");
+        assert!(body.len() < 400, "{body}");
+    }
 
     let (status, missing) = server
         .get_json("/api/games/ffffffffffffffffffffffffffffffff")
