@@ -116,6 +116,7 @@ impl FromStr for Address {
         if authority.is_empty() || !authority.chars().all(valid) {
             return Err(refuse("no host"));
         }
+        check_authority(authority).map_err(refuse)?;
         let path = path.trim_end_matches('/');
         let table = match path.split_once('/') {
             None if path.is_empty() || path == "ws" => None,
@@ -128,6 +129,58 @@ impl FromStr for Address {
             authority: authority.to_owned(),
             table,
         })
+    }
+}
+
+/// Whether `authority` (of the characters an address may hold) is a host
+/// with an optional port: a name or IPv4 address, or an IPv6 address in
+/// brackets, then `:` and a port of 1 to 65535. The error is why not, in a
+/// few words, caught here rather than by a failed connection.
+fn check_authority(authority: &str) -> Result<(), &'static str> {
+    const IPV6: &str = "an IPv6 address goes in brackets";
+    let (host, port) = if let Some(inside) = authority.strip_prefix('[') {
+        let (ip, after) = inside.split_once(']').ok_or(IPV6)?;
+        let is_ipv6 = ip.contains(':')
+            && ip
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.'));
+        let port = match after {
+            "" => None,
+            _ => Some(after.strip_prefix(':').ok_or(IPV6)?),
+        };
+        if !is_ipv6 {
+            return Err(IPV6);
+        }
+        (None, port)
+    } else {
+        match authority.split_once(':') {
+            Some((_, port)) if port.contains(':') => return Err(IPV6),
+            Some((host, port)) => (Some(host), Some(port)),
+            None => (Some(authority), None),
+        }
+    };
+    if let Some(host) = host {
+        let name = host.strip_suffix('.').unwrap_or(host);
+        if name.is_empty() || name.contains(['[', ']']) {
+            return Err("no host");
+        }
+        if name
+            .split('.')
+            .any(|label| label.is_empty() || label.starts_with('-') || label.ends_with('-'))
+        {
+            return Err("not a host name");
+        }
+        if port.is_none() && name.chars().all(|c| c.is_ascii_digit()) {
+            return Err("a port without a host");
+        }
+    }
+    match port {
+        None => Ok(()),
+        Some("") => Err("no port after ':'"),
+        Some(port) => match port.parse::<u16>() {
+            Ok(p) if p > 0 && port.chars().all(|c| c.is_ascii_digit()) => Ok(()),
+            _ => Err("the port must be 1 to 65535"),
+        },
     }
 }
 
@@ -172,6 +225,38 @@ mod tests {
         ] {
             let e = bad.parse::<Address>().expect_err(bad);
             assert!(e.to_string().contains("use http://HOST:PORT"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_bad_host_or_port_is_refused_before_connecting() {
+        for (bad, why) in [
+            ("8501", "a port without a host"),
+            (":8501", "no host"),
+            ("http://:8501", "no host"),
+            ("localhost:", "no port after ':'"),
+            ("localhost:99999", "the port must be 1 to 65535"),
+            ("localhost:0", "the port must be 1 to 65535"),
+            ("localhost:abc", "the port must be 1 to 65535"),
+            ("h::1", "an IPv6 address goes in brackets"),
+            ("[::1", "an IPv6 address goes in brackets"),
+            ("[::1]x", "an IPv6 address goes in brackets"),
+            ("[zz]:80", "an IPv6 address goes in brackets"),
+            ("a..b:80", "not a host name"),
+        ] {
+            let e = bad.parse::<Address>().expect_err(bad).to_string();
+            assert!(e.contains(&format!("({why})")), "{bad}: {e}");
+            assert!(e.contains("use http://HOST:PORT"), "{bad}: {e}");
+        }
+        for good in [
+            "h:1",
+            "h:65535",
+            "127.0.0.1:8080",
+            "[::1]:80",
+            "[::1]",
+            "a-b.c",
+        ] {
+            assert!(good.parse::<Address>().is_ok(), "{good}");
         }
     }
 
