@@ -6,6 +6,7 @@
 
 use oxo_core::{BotLevel, ByPlayer, Player, Starter};
 use oxo_protocol::limits::MAX_NAME_CHARS;
+use oxo_protocol::{MAX_MARKS, is_hidden, is_mark};
 
 use crate::config::{Config, DEFAULT_NAMES, Seat, check_name};
 
@@ -142,14 +143,19 @@ impl SetupForm {
         }
     }
 
-    /// Types `c` into the focused name (up to [`MAX_NAME_CHARS`] characters,
-    /// no control characters). Returns whether a name took it.
+    /// Types `c` into the focused name (up to [`MAX_NAME_CHARS`] characters),
+    /// unless a name cannot hold it (see [`oxo_protocol::check_name`]): a
+    /// control character, one that hides or reorders text, a combining mark
+    /// past [`MAX_MARKS`] on one letter. What the form shows is then the
+    /// name the game starts with. Returns whether a name took the key.
     pub(crate) fn type_char(&mut self, c: char) -> bool {
         let Field::Name(p) = self.focus else {
             return false;
         };
         let name = &mut self.names[p];
-        if !c.is_control() && name.chars().count() < MAX_NAME_CHARS {
+        let marks = name.chars().rev().take_while(|&m| is_mark(m)).count();
+        let fits = !(c.is_control() || is_hidden(c) || (is_mark(c) && marks >= MAX_MARKS));
+        if fits && name.chars().count() < MAX_NAME_CHARS {
             name.push(c);
         }
         true
@@ -234,6 +240,23 @@ mod tests {
         // A name given on the command line is kept.
         let form = SetupForm::from_config(&Config::seated("Zoe", "Bob"));
         assert_eq!(form.names.x, "Zoe");
+    }
+
+    #[test]
+    fn a_name_plays_as_typed_without_the_characters_a_name_cannot_hold() {
+        let mut form = SetupForm::from_config(&Config::default());
+        form.focus = Field::Name(Player::X);
+        // Pasted with a right-to-left override and a zero-width space, and
+        // a tower of combining marks.
+        for c in "ab\u{202e}evil\u{200b}e\u{301}\u{301}\u{301}\u{301}".chars() {
+            assert!(form.type_char(c), "a name takes the key {c:?}");
+        }
+        assert_eq!(form.names.x, "abevile\u{301}\u{301}\u{301}");
+        assert_eq!(
+            form.seats().x,
+            Seat::Human("abevile\u{301}\u{301}\u{301}".into()),
+            "the game starts with the name shown, not a default"
+        );
     }
 
     #[test]
