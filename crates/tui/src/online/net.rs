@@ -29,6 +29,21 @@ const SLOW: Duration = Duration::from_secs(2);
 /// What is said while a request waits for its reply longer than [`SLOW`].
 pub(crate) const WAITING: &str = "Waiting for the server…";
 
+/// How long after a failed connection the first try again waits.
+const FIRST_RETRY: Duration = Duration::from_millis(250);
+
+/// The longest wait between two tries: well under the 5 s a player to
+/// move keeps after a server's restart (docs/protocol.md), so that a
+/// restart does not lose a clocked game before the game is back. A
+/// refused connection costs the server nothing.
+const LAST_RETRY: Duration = Duration::from_secs(2);
+
+/// The wait before the next try, after one of `delay` failed: twice as
+/// long, up to [`LAST_RETRY`].
+fn next_retry(delay: Duration) -> Duration {
+    (delay * 2).min(LAST_RETRY)
+}
+
 /// What the screen asks of the server.
 #[derive(Clone, Debug)]
 pub(crate) enum Ask {
@@ -78,7 +93,7 @@ pub(crate) async fn run(
 ) {
     let mut showing: Option<TableId> = address.table().cloned();
     let mut first = true;
-    let mut delay = Duration::from_millis(250);
+    let mut delay = FIRST_RETRY;
     loop {
         let mut conn = match connect(&address, name.as_deref(), &news).await {
             Ok(conn) => conn,
@@ -111,11 +126,11 @@ pub(crate) async fn run(
                         },
                     }
                 }
-                delay = (delay * 2).min(Duration::from_secs(5));
+                delay = next_retry(delay);
                 continue;
             }
         };
-        delay = Duration::from_millis(250);
+        delay = FIRST_RETRY;
         let _ = conn.request(ClientMsg::WatchLobby).await;
         if let Some(table) = &showing {
             if first {
@@ -473,6 +488,19 @@ mod tests {
         let said = retrying(&long, two);
         assert!(!said.contains("os error"), "{said}");
         assert!(said.chars().count() <= 80, "{said}");
+    }
+
+    #[test]
+    fn a_restarted_server_is_tried_again_soon_enough_to_make_a_clocked_move() {
+        // docs/protocol.md: after a restart, a player to move has at least
+        // 5 s from the server's start. The game tries again often enough
+        // to be back with most of them left to play.
+        let mut delay = FIRST_RETRY;
+        for _ in 0..20 {
+            assert!(delay <= Duration::from_secs(2), "{delay:?}");
+            delay = next_retry(delay);
+        }
+        assert!(delay >= Duration::from_secs(1), "not hammering: {delay:?}");
     }
 
     #[test]
