@@ -76,11 +76,17 @@ pub enum Event {
 
 type Waiting = Arc<Mutex<HashMap<u64, oneshot::Sender<ServerMsg>>>>;
 
+/// The server's close code and reason, once its close frame came: kept
+/// for the requests that were waiting (a full server refuses a
+/// connection by closing it, 1013 "server full", before any reply).
+type CloseReason = Arc<Mutex<Option<(u16, String)>>>;
+
 /// A connection to `oxo serve`.
 #[derive(Debug)]
 pub struct Connection {
     sink: SplitSink<Socket, Message>,
     waiting: Waiting,
+    closed: CloseReason,
     events: mpsc::UnboundedReceiver<Event>,
     reader: JoinHandle<()>,
     next_id: u64,
@@ -104,11 +110,19 @@ impl Connection {
         let link = Link::connect(address, LinkOptions::default()).await?;
         let (sink, stream) = link.into_websocket().split();
         let waiting = Waiting::default();
+        let closed = CloseReason::default();
         let (tx, events) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read(stream, Arc::clone(&waiting), tx, silence));
+        let reader = tokio::spawn(read(
+            stream,
+            Arc::clone(&waiting),
+            Arc::clone(&closed),
+            tx,
+            silence,
+        ));
         Ok(Connection {
             sink,
             waiting,
+            closed,
             events,
             reader,
             next_id: 1,
@@ -165,7 +179,8 @@ impl Connection {
     ///
     /// # Errors
     ///
-    /// [`Error::Refused`], [`Error::Timeout`], [`Error::Closed`].
+    /// [`Error::Refused`], [`Error::Timeout`], [`Error::Closed`] (with the
+    /// server's close code and reason, if it sent them).
     pub async fn request(&mut self, msg: ClientMsg) -> Result<ServerMsg, Error> {
         let id = self.next_id;
         self.next_id += 1;
@@ -180,11 +195,11 @@ impl Connection {
         })?;
         if self.sink.send(Message::text(text)).await.is_err() {
             self.forget(id);
-            return Err(Error::Closed(None));
+            return Err(Error::Closed(self.close_reason()));
         }
         let reply = match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(reply)) => reply,
-            Ok(Err(_)) => return Err(Error::Closed(None)),
+            Ok(Err(_)) => return Err(Error::Closed(self.close_reason())),
             Err(_) => {
                 self.forget(id);
                 return Err(Error::Timeout(self.timeout));
@@ -230,6 +245,14 @@ impl Connection {
         let _ = tokio::time::timeout(Duration::from_secs(1), &mut self.reader).await;
     }
 
+    /// The server's close code and reason, if its close frame came.
+    fn close_reason(&self) -> Option<(u16, String)> {
+        self.closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     fn forget(&self, id: u64) {
         self.waiting
             .lock()
@@ -250,6 +273,7 @@ impl Drop for Connection {
 async fn read(
     mut stream: futures_util::stream::SplitStream<Socket>,
     waiting: Waiting,
+    close_reason: CloseReason,
     events: mpsc::UnboundedSender<Event>,
     mut silence: Option<Silence>,
 ) {
@@ -299,7 +323,12 @@ async fn read(
             }
         }
     }
-    // Requests still waiting learn of the close when their sender drops.
+    // Requests still waiting learn of the close when their sender drops,
+    // and find its reason here.
+    close_reason
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone_from(&closed);
     waiting
         .lock()
         .unwrap_or_else(PoisonError::into_inner)

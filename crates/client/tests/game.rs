@@ -11,7 +11,12 @@ use oxo_protocol::{
 
 /// A server on a free port, until the test's runtime ends.
 async fn server() -> SocketAddr {
-    let state = oxo_server::AppState::new(oxo_server::Config::in_memory()).expect("a server");
+    server_with(oxo_server::Config::in_memory()).await
+}
+
+/// A server with `config` on a free port, until the test's runtime ends.
+async fn server_with(config: oxo_server::Config) -> SocketAddr {
+    let state = oxo_server::AppState::new(config).expect("a server");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -130,4 +135,21 @@ async fn an_unreachable_server_is_an_error_that_says_where() {
         .expect_err("nobody listens");
     assert!(matches!(e, Error::Connect { .. }), "{e}");
     assert!(e.to_string().starts_with("cannot connect to ws://"), "{e}");
+}
+
+#[tokio::test]
+async fn a_full_server_says_so_when_it_closes() {
+    let mut config = oxo_server::Config::in_memory();
+    config.max_connections = 1;
+    let addr = server_with(config).await;
+    let address: Address = format!("http://{addr}").parse().expect("an address");
+    let mut first = Connection::connect(&address).await.expect("connect");
+    first.hello(None, Some("First")).await.expect("welcome");
+    let mut second = Connection::connect(&address).await.expect("the handshake");
+    let e = second
+        .hello(None, Some("Second"))
+        .await
+        .expect_err("the server is full");
+    assert_eq!(e, Error::Closed(Some((1013, "server full".into()))), "{e}");
+    assert!(e.to_string().contains("server full"), "{e}");
 }

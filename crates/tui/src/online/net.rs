@@ -98,8 +98,8 @@ pub(crate) async fn run(
         let mut conn = match connect(&address, name.as_deref(), &news).await {
             Ok(conn) => conn,
             // A server that cannot take players right now (shutting down,
-            // a cluster between leaders) is tried again, even at first.
-            Err(e) if first && !matches!(e, Error::Unavailable { .. }) => {
+            // full, a cluster between leaders) is tried again, even at first.
+            Err(e) if first && !try_again_later(&e) => {
                 let _ = news.send(News::Failed(e.to_string()));
                 return;
             }
@@ -246,6 +246,20 @@ fn dropped(why: Option<(u16, String)>) -> String {
     }
 }
 
+/// Whether `e` is a server saying it cannot take the player right now:
+/// `503` (shutting down, a cluster between leaders), or a connection
+/// closed with 1013, "try again later" (the server is full, or this
+/// address holds too many connections).
+fn try_again_later(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Unavailable { .. } | Error::Closed(Some((TRY_AGAIN_LATER, _)))
+    )
+}
+
+/// The WebSocket close code of a server that cannot take a connection now.
+const TRY_AGAIN_LATER: u16 = 1013;
+
 /// What a player is told when connecting again failed and the next try
 /// is `delay` away: "Server not reachable — retrying in 2 s (connection
 /// refused)", with a short detail rather than the OS's message; a server
@@ -257,6 +271,7 @@ fn retrying(e: &Error, delay: Duration) -> String {
         Error::Connect { reason, .. } => ("not reachable", short_reason(reason)),
         Error::Timeout(_) => ("not reachable", "no answer".to_owned()),
         Error::Refused { message, .. } => ("not reachable", short_reason(message)),
+        Error::Closed(Some((TRY_AGAIN_LATER, reason))) => ("busy", short_reason(reason)),
         Error::Closed(_) => ("not reachable", "connection closed".to_owned()),
         Error::BadMessage(_) | Error::Unexpected(_) => {
             ("not reachable", "not an oxo server?".to_owned())
@@ -501,6 +516,23 @@ mod tests {
             delay = next_retry(delay);
         }
         assert!(delay >= Duration::from_secs(1), "not hammering: {delay:?}");
+    }
+
+    #[test]
+    fn a_full_server_is_busy_and_tried_again_even_at_first() {
+        let full = Error::Closed(Some((1013, "server full".into())));
+        assert!(try_again_later(&full), "1013 is: try again later");
+        assert_eq!(
+            retrying(&full, Duration::from_secs(1)),
+            "Server busy — retrying in 1 s (server full)"
+        );
+        let unavailable = Error::Unavailable {
+            url: "ws://h:1/ws".into(),
+            reason: "The server is shutting down".into(),
+        };
+        assert!(try_again_later(&unavailable));
+        assert!(!try_again_later(&Error::Closed(None)));
+        assert!(!try_again_later(&connect_error("Connection refused")));
     }
 
     #[test]
