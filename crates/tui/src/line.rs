@@ -130,9 +130,9 @@ fn parse(line: &str) -> Option<Command> {
 /// left) or the commands `undo`, `restart`, `scores`, `hint`, `next`, `help`
 /// and `quit` (or their first letters). Blank lines are skipped. When a game
 /// ends, its result and the scores are printed and the next round starts at
-/// once; with bots in both seats the next round waits for `next` (or any
-/// line), so that a script decides how many games to watch. End of input ends
-/// the session.
+/// once; with bots in both seats the next round waits for `next` (or
+/// `restart`; a cell is refused, the game being over), so that a script
+/// decides how many games to watch. End of input ends the session.
 ///
 /// # Errors
 ///
@@ -429,6 +429,14 @@ mod tests {
             out.ends_with("Final scores: A (X) 0, B (O) 0, draws 0\n"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn bots_only_go_on_with_next_or_restart_and_refuse_a_cell() {
+        let out = run("bot:perfect", "bot:perfect", "b2\nrestart\nzz\nnext\n");
+        assert!(out.contains("Result: draw\nScores: Impossible (X) 0, Impossible (O) 0, draws 1\nRefused: the game is over\nRound 2: "), "{out}");
+        assert!(out.contains("Refused: 'zz' is not a cell"), "{out}");
+        assert_eq!(out.matches("Result: draw\n").count(), 3, "{out}");
     }
 
     #[test]
