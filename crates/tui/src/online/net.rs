@@ -316,7 +316,7 @@ async fn connect(
         .await
     {
         Ok(w) => w,
-        Err(Error::Refused { .. }) if saved.is_some() => {
+        Err(e) if saved.is_some() && starts_afresh(&e) => {
             conn.hello(None, named(true).as_deref()).await?
         }
         Err(e) => return Err(e),
@@ -330,6 +330,20 @@ async fn connect(
         tables: welcome.tables,
     });
     Ok(conn)
+}
+
+/// Whether a returning player's `hello` refused with `e` means that the
+/// token is no longer known, so that the player starts afresh as a new
+/// one. Any other refusal (the server's trouble, a name it refuses) keeps
+/// the token: a new player would lose the seats the token holds.
+fn starts_afresh(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Refused {
+            code: ErrorCode::InvalidToken,
+            ..
+        }
+    )
 }
 
 /// Opens the table of a link as the browser does: takes a free seat (or
@@ -533,6 +547,26 @@ mod tests {
         assert!(try_again_later(&unavailable));
         assert!(!try_again_later(&Error::Closed(None)));
         assert!(!try_again_later(&connect_error("Connection refused")));
+    }
+
+    #[test]
+    fn only_an_unknown_token_makes_a_returning_player_start_afresh() {
+        let refused = |code| Error::Refused {
+            code,
+            message: String::new(),
+        };
+        assert!(starts_afresh(&refused(ErrorCode::InvalidToken)));
+        // The player keeps their token, and so their seats, through a
+        // server's passing trouble or a name it refuses.
+        for code in [
+            ErrorCode::Internal,
+            ErrorCode::RateLimited,
+            ErrorCode::ShuttingDown,
+            ErrorCode::InvalidName,
+        ] {
+            assert!(!starts_afresh(&refused(code)), "{code:?}");
+        }
+        assert!(!starts_afresh(&Error::Closed(None)));
     }
 
     #[test]
