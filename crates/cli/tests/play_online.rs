@@ -13,6 +13,8 @@ use oxo_protocol::{ClientMsg, ServerMsg, TableId, TableState, TableStatus};
 use tokio::process::Child;
 
 mod common;
+#[path = "play_online/gone.rs"]
+mod gone;
 #[path = "play_online/silence.rs"]
 mod silence;
 

@@ -82,6 +82,9 @@ pub(crate) enum News {
     Reconnecting(String),
     /// The server cannot be reached at all, or refused the player.
     Failed(String),
+    /// The table shown is no longer there (`no_such_table` when it was
+    /// shown again after a reconnect): it closed meanwhile.
+    Gone(TableId),
 }
 
 /// Runs until the screen goes away (its end of `asks` closes).
@@ -370,22 +373,32 @@ async fn open(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<Ne
 /// Shows `table` again after a reconnect: a seated player's seat is
 /// re-attached by the `welcome`, and `sync` sends its state; a spectator
 /// (refused `sync`: not seated) watches again, or the view would stay
-/// frozen at the state before the drop.
+/// frozen at the state before the drop. A table that closed meanwhile is
+/// [`News::Gone`].
 async fn resume(conn: &mut Connection, table: &TableId, news: &std_mpsc::Sender<News>) {
     let sync = ClientMsg::Sync {
         table_id: table.clone(),
     };
-    match request(conn, &sync).await {
+    let mut asked = sync;
+    let mut reply = request(conn, &asked).await;
+    if let Err(Error::Refused {
+        code: ErrorCode::NotSeated,
+        ..
+    }) = reply
+    {
+        asked = ClientMsg::WatchTable {
+            table_id: table.clone(),
+        };
+        reply = request(conn, &asked).await;
+    }
+    match reply {
         Err(Error::Refused {
-            code: ErrorCode::NotSeated,
+            code: ErrorCode::NoSuchTable,
             ..
         }) => {
-            let watch = ClientMsg::WatchTable {
-                table_id: table.clone(),
-            };
-            let _ = send(conn, watch, news).await;
+            let _ = news.send(News::Gone(table.clone()));
         }
-        reply => report(&sync, reply, news),
+        reply => report(&asked, reply, news),
     }
 }
 

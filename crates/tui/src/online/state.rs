@@ -28,6 +28,10 @@ const CHAT_LINES: usize = 12;
 /// first).
 const LEFT_KEPT: usize = 8;
 
+/// What the player is told when the table shown closed while they were
+/// away (their seat given up after the reconnect grace, say).
+const TABLE_GONE: &str = "That table closed while you were away";
+
 mod confirm;
 mod held;
 mod lobby;
@@ -207,6 +211,14 @@ impl Online {
                 }
             }
             News::Message(msg) => self.server(*msg),
+            News::Gone(id) => {
+                if self.table.as_ref().is_some_and(|t| t.id == id) {
+                    self.back_to_lobby(id);
+                    self.message = TABLE_GONE.to_owned();
+                } else {
+                    self.let_go(&id);
+                }
+            }
             News::Created(id) => {
                 self.message = format!(
                     "Table created: give a friend {}",
