@@ -17,6 +17,8 @@ mod common;
 mod gone;
 #[path = "play_online/silence.rs"]
 mod silence;
+#[path = "play_online/token.rs"]
+mod token;
 
 use common::tmux::Tmux;
 
@@ -41,6 +43,17 @@ fn board(screen: &str) -> String {
                 .collect::<String>()
         })
         .collect()
+}
+
+/// Sends `signal` (`-STOP`, `-CONT`) to `oxo play` run under a shell in
+/// `tmux` (tmux continues a stopped process of its own at once).
+fn signal_play(tmux: &Tmux, signal: &str) {
+    let pid = tmux.oxo_pid();
+    let sent = std::process::Command::new("kill")
+        .args([signal, &pid])
+        .status()
+        .expect("run kill");
+    assert!(sent.success(), "kill {signal} {pid}");
 }
 
 /// The table state the client last saw, or the next one, that satisfies

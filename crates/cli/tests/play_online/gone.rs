@@ -7,7 +7,7 @@ use std::time::Duration;
 use oxo_client::Address;
 use oxo_protocol::{ClientMsg, TableId, TableStatus};
 
-use super::{OXO, Tmux, client, common, table_until};
+use super::{OXO, Tmux, client, common, signal_play, table_until};
 
 #[tokio::test]
 async fn a_table_closed_while_away_takes_the_player_back_to_the_lobby() {
@@ -62,22 +62,14 @@ async fn a_table_closed_while_away_takes_the_player_back_to_the_lobby() {
 
     // Away (the terminal stopped, its connection silent) until the
     // server has closed the table.
-    let stop = |signal: &str| {
-        let pid = tmux.oxo_pid();
-        let sent = std::process::Command::new("kill")
-            .args([signal, &pid])
-            .status()
-            .expect("run kill");
-        assert!(sent.success(), "kill {signal} {pid}");
-    };
-    stop("-STOP");
+    signal_play(&tmux, "-STOP");
     let closed = tokio::time::timeout(
         Duration::from_secs(20),
         table_until(&mut otto, &mut last, |t| t.status == TableStatus::Closed),
     )
     .await;
     assert!(closed.is_ok(), "the table did not close: {last:?}");
-    stop("-CONT");
+    signal_play(&tmux, "-CONT");
     let screen = tmux.wait_for("the lobby again", |s| {
         s.contains("Open tables") && s.contains("· online")
     });

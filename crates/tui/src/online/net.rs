@@ -97,8 +97,11 @@ pub(crate) async fn run(
     let mut showing: Option<TableId> = address.table().cloned();
     let mut first = true;
     let mut delay = FIRST_RETRY;
+    // The token of this run's player: a reconnect comes back as them even
+    // when the config directory cannot keep it.
+    let mut token: Option<String> = None;
     loop {
-        let mut conn = match connect(&address, name.as_deref(), &news).await {
+        let mut conn = match connect(&address, name.as_deref(), &mut token, &news).await {
             Ok(conn) => conn,
             // A server that cannot take players right now (shutting down,
             // full, a cluster between leaders) is tried again, even at first.
@@ -300,18 +303,21 @@ fn short_reason(reason: &str) -> String {
     crate::text::truncate(text, DETAIL_CHARS)
 }
 
-/// Connects and says hello with the saved token (a token the server no
-/// longer knows is dropped, and the player starts afresh) and the name
-/// given, or for a new player the remembered one (`names`).
+/// Connects and says hello with `token`, this run's player's, or else the
+/// saved one (a token the server no longer knows is dropped, and the
+/// player starts afresh) and the name given, or for a new player the
+/// remembered one (`names`). The welcome's token is kept in `token` and
+/// saved; a token that cannot be saved is said after the welcome.
 async fn connect(
     address: &Address,
     name: Option<&str>,
+    token: &mut Option<String>,
     news: &std_mpsc::Sender<News>,
 ) -> Result<Connection, Error> {
     // A server that stops answering (stopped, or the network gone) is
     // noticed by its silence, as a dropped connection.
     let mut conn = Connection::connect_watched(address).await?;
-    let saved = tokens::load(address);
+    let saved = token.clone().or_else(|| tokens::load(address));
     // A new player without --name goes by a friendly name, not `Player`.
     let named = |new_player| names::for_hello(name, new_player, tokens::config_dir().as_deref());
     let welcome = match conn
@@ -324,14 +330,18 @@ async fn connect(
         }
         Err(e) => return Err(e),
     };
-    if let Err(e) = tokens::save(address, &welcome.token) {
-        let _ = news.send(News::Refused(format!("could not save the token: {e}")));
-    }
+    let saved = tokens::save(address, &welcome.token);
+    *token = Some(welcome.token);
     let _ = news.send(News::Welcome {
         name: welcome.name,
         player_id: welcome.player_id,
         tables: welcome.tables,
     });
+    if let Err(e) = saved {
+        let _ = news.send(News::Refused(format!(
+            "Could not save your token ({e}): the next oxo play starts as a new player"
+        )));
+    }
     Ok(conn)
 }
 
