@@ -3,7 +3,6 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use clap::Args;
 use oxo_core::{Position, solver};
 
@@ -13,15 +12,14 @@ pub(crate) struct AnalyzeArgs {
     /// The position: 9 cells of X, O or `.` row by row from the top left,
     /// optionally with `/` between rows and a side to move (`x` or `o`) after
     /// a space, e.g. `X.O.X....` or `"X.O/.X./... o"`.
-    position: String,
+    // Parsed by clap: a position that is not one is refused as a bad
+    // argument (exit status 2), saying why.
+    #[arg(value_parser = str::parse::<Position>)]
+    position: Position,
 }
 
 pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let position: Position = args
-        .position
-        .parse()
-        .with_context(|| format!("cannot analyze {:?}", args.position))?;
-    print!("{}", report(&position));
+    print!("{}", report(&args.position));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -139,7 +139,10 @@ impl fmt::Display for ParsePositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const FORM: &str = "expected 9 cells of X, O or . (e.g. X.O.X.... or X.O/.X./...)";
         match self {
-            ParsePositionError::Length { cells } => write!(f, "found {cells} cells, {FORM}"),
+            ParsePositionError::Length { cells } => {
+                let s = if *cells == 1 { "" } else { "s" };
+                write!(f, "found {cells} cell{s}, {FORM}")
+            }
             ParsePositionError::Char { at, found } => {
                 write!(f, "unexpected {found:?} at character {}, {FORM}", at + 1)
             }
