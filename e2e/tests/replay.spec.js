@@ -67,3 +67,32 @@ test('the replay page steps through a finished game', async ({ page, player }) =
   await stranger.getByRole('button', { name: 'Last', exact: true }).click();
   expect(await boardOf(stranger)).toBe('XOO.X...X');
 });
+
+test('a replay link whose move is not a whole number opens the game at its end', async ({ page, player }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
+    await play(page, sq, mark);
+  }
+  await page.getByRole('link', { name: 'Open replay' }).click();
+  await expect(page).toHaveURL(/\/games\/[^/?]+/);
+  const gameUrl = page.url().replace(/\?.*$/, '');
+
+  // A hand-edited or cut link: the game shows, at its end, and stepping
+  // works from there.
+  const stranger = await player('Stranger');
+  for (const ply of ['2.5', 'abc', '', '1e1']) {
+    await stranger.goto(`${gameUrl}?ply=${ply}`);
+    await expect(stranger.locator('#position'), `?ply=${ply}`).toHaveText('Move 5 of 5');
+    await expect(stranger.locator('#outcome')).toHaveText('Player X (X) wins — three in a row: a1 b2 c3');
+  }
+  await stranger.getByRole('button', { name: 'Back', exact: true }).click();
+  await expect(stranger.locator('#position')).toHaveText('Move 4 of 5');
+  expect(await boardOf(stranger)).toBe('XOO.X....');
+  // A whole number past either end goes to that end.
+  await stranger.goto(`${gameUrl}?ply=-3`);
+  await expect(stranger.locator('#position')).toHaveText('Start — 5 moves');
+  await stranger.goto(`${gameUrl}?ply=99`);
+  await expect(stranger.locator('#position')).toHaveText('Move 5 of 5');
+});

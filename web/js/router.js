@@ -62,8 +62,12 @@ export function currentRoute() {
   if (m) return { page: 'game', tableId: decodeURIComponent(m[1]), watch: params.has('watch') };
   m = path.match(/^\/games\/([^/]+)\/?$/);
   if (m) {
-    const ply = params.has('ply') ? Number(params.get('ply')) : null;
-    return { page: 'replay', gameId: decodeURIComponent(m[1]), ply: Number.isFinite(ply) ? ply : null };
+    // A move number is a whole number ("-3" and "99" are taken to the
+    // nearest end); anything else ("2.5", "abc", a cut "?ply=") is no move,
+    // and the replay opens at its end.
+    const raw = params.get('ply') ?? '';
+    const ply = /^-?\d+$/.test(raw) ? Number(raw) : null;
+    return { page: 'replay', gameId: decodeURIComponent(m[1]), ply };
   }
   if (path === '/' || path === '/index.html') return { page: 'home' };
   return { page: 'missing' };
