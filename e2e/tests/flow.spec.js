@@ -166,6 +166,18 @@ test('pages and games that do not exist get our own page with a way home', async
   }
 });
 
+test('a link with a broken escape in it gets the page that says so, not a blank one', async ({ page }) => {
+  // A link cut in the middle of "%E0%A4%A4", or mistyped: no id can be
+  // read from it.
+  for (const path of ['/t/%E0%A4%A', '/games/%ZZ']) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Nothing here');
+    await page.getByRole('link', { name: /home page/i }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole('button', { name: 'Play the computer' })).toBeVisible();
+  }
+});
+
 test('the page comes compressed, and again from the cache', async ({ page }) => {
   const seen = new Map();
   page.on('response', async (res) => {

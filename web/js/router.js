@@ -59,16 +59,33 @@ export function currentRoute() {
   const path = window.location.pathname;
   const params = new URLSearchParams(window.location.search);
   let m = path.match(/^\/t\/([^/]+)\/?$/);
-  if (m) return { page: 'game', tableId: decodeURIComponent(m[1]), watch: params.has('watch') };
+  let id = m ? decoded(m[1]) : null;
+  if (id !== null) return { page: 'game', tableId: id, watch: params.has('watch') };
   m = path.match(/^\/games\/([^/]+)\/?$/);
-  if (m) {
+  id = m ? decoded(m[1]) : null;
+  if (id !== null) {
     // A move number is a whole number ("-3" and "99" are taken to the
     // nearest end); anything else ("2.5", "abc", a cut "?ply=") is no move,
     // and the replay opens at its end.
     const raw = params.get('ply') ?? '';
     const ply = /^-?\d+$/.test(raw) ? Number(raw) : null;
-    return { page: 'replay', gameId: decodeURIComponent(m[1]), ply };
+    return { page: 'replay', gameId: id, ply };
   }
   if (path === '/' || path === '/index.html') return { page: 'home' };
   return { page: 'missing' };
+}
+
+/**
+ * A part of the path with its escapes decoded; null if they are broken
+ * ("%E0%A4%A", "%ZZ": a link cut short or mistyped), for which there is
+ * no page.
+ * @param {string} part
+ * @returns {string | null}
+ */
+function decoded(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
 }
