@@ -6,7 +6,7 @@
 // line from someone who watches, holding no seat, says so.
 
 import { test, expect } from '../support/fixtures.js';
-import { status, play, cuttableSocket, say, chatLines, aliceAndBob } from '../support/game.js';
+import { status, play, cuttableSocket, refusingSocket, say, chatLines, aliceAndBob } from '../support/game.js';
 
 /** Alice and Bob each say something; both see both lines. */
 async function chatted(page, bob) {
@@ -147,4 +147,23 @@ test("a line from someone watching is marked so, and a player's is not", async (
   await page.reload();
   await expect(status(page)).toHaveText(/^(Your turn \(X\)|Waiting for Carol…)$/);
   await marked(page);
+});
+
+test('a line the server refused shows why in full, also the last of a full log', async ({ page, player }) => {
+  const net = await refusingSocket(page);
+  await aliceAndBob(page, player);
+  // Enough lines said to make the log scroll; then the server refuses one.
+  const box = page.getByRole('textbox', { name: 'Chat message' });
+  for (const text of ['one', 'two', 'three', 'four', 'five']) await say(page, text);
+  await expect(page.locator('#chatlog .chat-msg:not(.is-pending)')).toHaveCount(5);
+  net.refuse('chat', 'rate_limited', 'Too many chat messages: 5 in a row, then one every 2.0 s');
+  await box.fill('six');
+  await box.press('Enter');
+  const refusal = page.locator('#chatlog .chat-msg.is-failed .chat-state');
+  await expect(refusal).toHaveText('Not sent: Too many chat messages: 5 in a row, then one every 2.0 s');
+  // The whole reason is in view inside the log, not cut at its bottom.
+  await expect.poll(async () => {
+    const [log, line] = await Promise.all([page.locator('#chatlog').boundingBox(), refusal.boundingBox()]);
+    return Math.round(log.y + log.height - (line.y + line.height));
+  }).toBeGreaterThanOrEqual(0);
 });

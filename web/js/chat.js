@@ -27,7 +27,7 @@
 // (not in pass and play) is the page's call.
 
 import { conn } from './net.js';
-import { h } from './dom.js';
+import { h, revealIn } from './dom.js';
 import { MAX_CHAT_CHARS } from './limits.js';
 
 /** @typedef {import('./protocol.js').ChatLine} ChatLine */
@@ -106,6 +106,9 @@ export function chatPanel({ send }) {
       li.classList.remove('is-pending');
       li.classList.add('is-failed');
       state.textContent = `Not sent: ${err.message}`;
+      // The reason makes the line taller: it stays in view whole (the
+      // log was scrolled to the line when it went out).
+      if (li.isConnected) revealIn(log, li);
     });
   }
 
