@@ -32,6 +32,36 @@ test('the display name is remembered and can be changed', async ({ page }) => {
   await expect(dialog).toBeHidden();
 });
 
+test('a refused name is said to screen readers, on the field that holds it', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('#me-name')).toHaveText('Alice');
+  await page.getByRole('button', { name: 'Change name' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Your name' });
+  const field = dialog.getByRole('textbox', { name: 'Display name' });
+  await field.fill('Impossible');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  // The server's reason: read out at once, and again with the field, which
+  // has the focus back to fix it.
+  const reason = /computer player/;
+  await expect(dialog.getByRole('alert')).toHaveText(reason);
+  await expect(field).toHaveAttribute('aria-invalid', 'true');
+  await expect(field).toHaveAccessibleDescription(reason);
+  await expect(field).toBeFocused();
+  // An empty one too, in our words.
+  await field.fill('  ');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(field).toHaveAccessibleDescription(/^Please enter a name\./);
+  // Opened again, the field starts clean.
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await page.locator('#me-name').click();
+  await expect(field).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(field).toHaveAccessibleDescription('Shown to the people you play. Up to 24 characters.');
+  await field.fill('Alicia');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.locator('#me-name')).toHaveText('Alicia');
+});
+
 test('your games in progress and recent games on the home page', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('button', { name: 'Start pass and play' }).click();

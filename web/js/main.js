@@ -58,9 +58,28 @@ function showName() {
   nameButton.textContent = conn.name ?? store.name() ?? '…';
 }
 
+/**
+ * Shows why the name was refused (`message`), on the field that holds it
+ * and read out at once (the error is an alert), with the focus back in the
+ * field to fix it; null clears it.
+ * @param {string | null} message
+ */
+function showNameError(message) {
+  nameError.textContent = message ?? '';
+  nameError.hidden = message === null;
+  if (message === null) {
+    nameInput.removeAttribute('aria-invalid');
+    nameInput.setAttribute('aria-describedby', 'name-hint');
+    return;
+  }
+  nameInput.setAttribute('aria-invalid', 'true');
+  nameInput.setAttribute('aria-describedby', 'name-error name-hint');
+  nameInput.focus();
+}
+
 export function openNameDialog() {
   nameInput.value = conn.name ?? store.name() ?? '';
-  nameError.hidden = true;
+  showNameError(null);
   dialog.showModal();
   nameInput.select();
 }
@@ -73,8 +92,7 @@ nameForm.addEventListener('submit', async (ev) => {
   ev.preventDefault();
   const name = nameInput.value.trim();
   if (!name) {
-    nameError.textContent = 'Please enter a name.';
-    nameError.hidden = false;
+    showNameError('Please enter a name.');
     return;
   }
   if (conn.status !== 'online') {
@@ -94,8 +112,7 @@ nameForm.addEventListener('submit', async (ev) => {
     dialog.close();
     document.dispatchEvent(new CustomEvent('oxo:name-changed'));
   } catch (err) {
-    nameError.textContent = err.message;
-    nameError.hidden = false;
+    showNameError(err.message);
   }
 });
 
