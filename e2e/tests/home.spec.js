@@ -2,7 +2,7 @@
 // recent games that open their replay.
 
 import { test, expect } from '../support/fixtures.js';
-import { status, play } from '../support/game.js';
+import { status, play, homeWithBobsTable } from '../support/game.js';
 
 test('the display name is remembered and can be changed', async ({ page }) => {
   await page.goto('/');
@@ -133,4 +133,29 @@ test('a name changed while the page is still connecting is kept', async ({ page 
   await expect(page.locator('.name-now')).toHaveText('Zed the Great');
   await page.getByRole('button', { name: 'Create a table' }).click();
   await expect(page.locator('.player[data-seat="X"] .player-name')).toHaveText('Zed the Great');
+});
+
+test('the lists of the home page keep the keyboard focus when they change', async ({ page, player }) => {
+  await page.clock.install();
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) await play(page, sq, mark);
+  await homeWithBobsTable(page, player);
+
+  // On a table of the lobby when another one opens.
+  const watchBob = page.getByRole('link', { name: 'Watch Bob vs open seat' });
+  await watchBob.focus();
+  const cy = await player('Cy');
+  await cy.goto('/');
+  await cy.getByRole('switch', { name: 'List it in open tables' }).check();
+  await cy.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page.locator('#lobby .row').filter({ hasText: 'Cy' })).toBeVisible();
+  await expect(watchBob).toBeFocused();
+
+  // On a recent game when the list is fetched again.
+  const game = page.locator('#recent .row-link').first();
+  await game.focus();
+  const before = await game.getAttribute('href');
+  await page.clock.runFor(16_000);
+  await expect(page.locator(`#recent .row-link[href="${before}"]`)).toBeFocused();
 });

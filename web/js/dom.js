@@ -98,6 +98,31 @@ export function replace(el, ...children) {
   append(el, children);
 }
 
+/**
+ * Replaces all children of `list`, as `replace` does, where the keyboard
+ * focus may be (a list redrawn while someone tabs through it): the element
+ * that had it gives it to the new one with the same `data-focus-key` (the
+ * same row's same action), or, when its row is gone, to the list itself,
+ * so that Tab goes on from there and not from the top of the page.
+ * @param {HTMLElement} list
+ * @param {...Child} children
+ */
+export function replaceKeepingFocus(list, ...children) {
+  const focused = document.activeElement;
+  const had = focused instanceof HTMLElement && focused !== list && list.contains(focused);
+  const key = had ? focused.dataset.focusKey : undefined;
+  replace(list, ...children);
+  if (!had) return;
+  const again = key === undefined ? null : [...list.querySelectorAll('[data-focus-key]')]
+    .find((el) => el instanceof HTMLElement && el.dataset.focusKey === key);
+  if (again instanceof HTMLElement) {
+    again.focus({ preventScroll: true });
+  } else {
+    list.tabIndex = -1;
+    list.focus({ preventScroll: true });
+  }
+}
+
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let announceTimer;
 

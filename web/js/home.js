@@ -6,7 +6,7 @@
 import { conn } from './net.js';
 import * as api from './api.js';
 import * as store from './store.js';
-import { h, replace, toast, ago, plural } from './dom.js';
+import { h, replaceKeepingFocus, toast, ago, plural } from './dom.js';
 import { navigate } from './router.js';
 import { myTables, mySeats, onTablesChange } from './session.js';
 import { markSvg } from './board.js';
@@ -213,11 +213,11 @@ export function mountHome(main) {
             h('span.row-sub', {}, `Round ${table.round} · ${state}`),
             urgent ? h('span.row-sub.row-urgent', {}, 'Still running: come back soon, or the round is lost') : null,
           ),
-          h('a.btn.btn-small.btn-primary', { href: `/t/${encodeURIComponent(id)}`, 'data-link': true }, 'Continue'),
+          h('a.btn.btn-small.btn-primary', { href: `/t/${encodeURIComponent(id)}`, 'data-link': true, dataset: { focusKey: `continue:${id}` } }, 'Continue'),
         ),
       );
     }
-    replace(resumeList, rows);
+    replaceKeepingFocus(resumeList, rows);
     resumeCard.hidden = rows.length === 0;
   }
   renderResume();
@@ -251,10 +251,10 @@ export function mountHome(main) {
   /** @param {LobbyTable[]} tables */
   function renderLobby(tables) {
     if (!tables.length) {
-      replace(lobbyList, h('li.empty', {}, 'No open tables right now. Create one and tick “List it in open tables”.'));
+      replaceKeepingFocus(lobbyList, h('li.empty', {}, 'No open tables right now. Create one and tick “List it in open tables”.'));
       return;
     }
-    replace(lobbyList, tables.map((t) => {
+    replaceKeepingFocus(lobbyList, tables.map((t) => {
       const x = t.players.x ?? 'open seat';
       const o = t.players.o ?? 'open seat';
       const free = t.status === 'waiting' && (!t.players.x || !t.players.o);
@@ -269,8 +269,8 @@ export function mountHome(main) {
           h('span.row-sub', {}, status, clock, t.spectators ? ` · ${t.spectators} watching` : ''),
         ),
         h('span.row-actions', {},
-          free ? h('a.btn.btn-small.btn-primary', { href: path, 'data-link': true, 'aria-label': `Join ${t.players.x ?? t.players.o ?? 'table'}` }, 'Join') : null,
-          h('a.btn.btn-small.btn-ghost', { href: `${path}?watch`, 'data-link': true, 'aria-label': `Watch ${x} vs ${o}` }, 'Watch'),
+          free ? h('a.btn.btn-small.btn-primary', { href: path, 'data-link': true, 'aria-label': `Join ${t.players.x ?? t.players.o ?? 'table'}`, dataset: { focusKey: `join:${t.id}` } }, 'Join') : null,
+          h('a.btn.btn-small.btn-ghost', { href: `${path}?watch`, 'data-link': true, 'aria-label': `Watch ${x} vs ${o}`, dataset: { focusKey: `watch:${t.id}` } }, 'Watch'),
         ),
       );
     }));
@@ -289,12 +289,12 @@ export function mountHome(main) {
       finished = new Map(games.map((g) => [g.id, g]));
       renderResume();
       if (!games.length) {
-        replace(recentList, h('li.empty', {}, 'No finished games yet.'));
+        replaceKeepingFocus(recentList, h('li.empty', {}, 'No finished games yet.'));
         return;
       }
-      replace(recentList, games.map((g) =>
+      replaceKeepingFocus(recentList, games.map((g) =>
         h('li.row', {},
-          h('a.row-main.row-link', { href: `/games/${encodeURIComponent(g.id)}`, 'data-link': true },
+          h('a.row-main.row-link', { href: `/games/${encodeURIComponent(g.id)}`, 'data-link': true, dataset: { focusKey: `game:${g.id}` } },
             h('span.row-title', {}, h('span.vs-x', {}, g.players.x), ' vs ', h('span.vs-o', {}, g.players.o)),
             h('span.row-sub', {}, `${listedOutcome(g.outcome, g.players)} · ${plural(g.moves, 'move')} · ${ago(g.ended_at_ms)}`),
           ),
@@ -304,7 +304,7 @@ export function mountHome(main) {
         ),
       ));
     } catch (err) {
-      replace(recentList, h('li.empty', {}, `Could not load recent games: ${err.message}`));
+      replaceKeepingFocus(recentList, h('li.empty', {}, `Could not load recent games: ${err.message}`));
     }
   }
   // Once the server has welcomed us, the stored token is one it knows, and
