@@ -173,6 +173,27 @@ pub(crate) async fn index(headers: HeaderMap) -> Response {
     }
 }
 
+/// A page's address with a slash at its end (`/t/{id}/`, `/games/{id}/`):
+/// sent on, for good (308), to the page's address without it, the query
+/// kept.
+pub(crate) async fn without_slash(uri: Uri) -> Response {
+    let path = uri.path().trim_end_matches('/');
+    let to = match uri.query() {
+        Some(query) => format!("{path}?{query}"),
+        None => path.to_owned(),
+    };
+    // A request's path and query are always a valid header value; should
+    // one not be, the page is not found rather than the server failing.
+    match HeaderValue::try_from(to) {
+        Ok(location) => (
+            StatusCode::PERMANENT_REDIRECT,
+            [(header::LOCATION, location)],
+        )
+            .into_response(),
+        Err(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
 /// Any other path: the file of `web/` with that path, or 404; immutable if
 /// the query names its current version (`?v=HASH`). A page that does not
 /// exist (a path whose last part has no file extension) gets the UI with

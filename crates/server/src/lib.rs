@@ -111,6 +111,8 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(assets::index))
         .route("/t/{table_id}", get(assets::index))
         .route("/games/{game_id}", get(assets::index))
+        .route("/t/{table_id}/", get(assets::without_slash))
+        .route("/games/{game_id}/", get(assets::without_slash))
         .method_not_allowed_fallback(http::method_not_allowed)
         .fallback(assets::asset)
         .layer(axum::middleware::map_response(assets::security_headers))

@@ -349,3 +349,24 @@ async fn unknown_pages_get_the_ui_with_404_and_missing_files_a_plain_404() {
     assert!(!String::from_utf8_lossy(&file.body).contains("<html"));
     server.stop().await;
 }
+
+/// A page's address with a slash at its end (as some people type or paste
+/// it) is sent on to the page, its query kept, rather than answered 404
+/// while the page shows.
+#[tokio::test]
+async fn a_pages_address_with_a_slash_at_its_end_is_sent_on_to_the_page() {
+    let server = Server::start().await;
+    for (path, to) in [
+        ("/games/abc/", "/games/abc"),
+        ("/games/abc/?ply=3", "/games/abc?ply=3"),
+        (
+            "/t/0123456789abcdef0123456789abcdef/",
+            "/t/0123456789abcdef0123456789abcdef",
+        ),
+    ] {
+        let r = get(&server, path, &[]).await;
+        assert_eq!(r.status, 308, "{path}");
+        assert_eq!(r.header("location"), Some(to), "{path}");
+    }
+    server.stop().await;
+}
