@@ -159,3 +159,14 @@ test('the lists of the home page keep the keyboard focus when they change', asyn
   await page.clock.runFor(16_000);
   await expect(page.locator(`#recent .row-link[href="${before}"]`)).toBeFocused();
 });
+
+test('the open tables are not read out whole to screen readers at every change', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('#lobby')).toBeVisible();
+  // A live region re-reads its content as it changes: the lobby changes
+  // with every table opened, filled or closed anywhere.
+  const live = await page.locator('#lobby').evaluate(
+    (el) => el.closest('[aria-live]:not([aria-live="off"])')?.id ?? null,
+  );
+  expect(live).toBeNull();
+});

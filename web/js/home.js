@@ -117,7 +117,7 @@ export function mountHome(main) {
     h('h2', { id: 'h-resume' }, 'Your games'),
     resumeList,
   );
-  const lobbyList = h('ul.list', { id: 'lobby', 'aria-live': 'polite' }, h('li.empty', {}, 'Loading…'));
+  const lobbyList = h('ul.list', { id: 'lobby' }, h('li.empty', {}, 'Loading…'));
   const recentList = h('ul.list', { id: 'recent' }, h('li.empty', {}, 'Loading…'));
   // Offline: said here once, and pointed to by every button that starts a
   // game (the header's banner is the live one).
