@@ -9,6 +9,7 @@ use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
 
 use oxo_client::{Address, Connection, Error, Event};
+use oxo_core::Rng;
 use oxo_protocol::{ClientMsg, ErrorCode, PlayerId, ServerMsg, TableId};
 use tokio::sync::mpsc;
 
@@ -42,6 +43,14 @@ const LAST_RETRY: Duration = Duration::from_secs(2);
 /// long, up to [`LAST_RETRY`].
 fn next_retry(delay: Duration) -> Duration {
     (delay * 2).min(LAST_RETRY)
+}
+
+/// The pause actually taken for a wait of `delay`: somewhere in its second
+/// half, so that the players of a server that restarts do not all come
+/// back in the same instant.
+fn spread(delay: Duration, rng: &mut Rng) -> Duration {
+    let half = u32::try_from(delay.as_millis() / 2).unwrap_or(u32::MAX);
+    delay / 2 + Duration::from_millis(u64::from(rng.below(half.saturating_add(1))))
 }
 
 /// What the screen asks of the server.
@@ -97,6 +106,7 @@ pub(crate) async fn run(
     let mut showing: Option<TableId> = address.table().cloned();
     let mut first = true;
     let mut delay = FIRST_RETRY;
+    let mut rng = Rng::new(crate::config::clock_seed());
     // The token of this run's player: a reconnect comes back as them even
     // when the config directory cannot keep it.
     let mut token: Option<String> = None;
@@ -110,9 +120,10 @@ pub(crate) async fn run(
                 return;
             }
             Err(e) => {
-                let _ = news.send(News::Reconnecting(retrying(&e, delay)));
+                let pause_for = spread(delay, &mut rng);
+                let _ = news.send(News::Reconnecting(retrying(&e, pause_for)));
                 // Wait before trying again, unless the screen goes away.
-                let pause = tokio::time::sleep(delay);
+                let pause = tokio::time::sleep(pause_for);
                 tokio::pin!(pause);
                 loop {
                     tokio::select! {

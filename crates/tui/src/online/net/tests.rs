@@ -92,3 +92,20 @@ fn a_dropped_connection_is_said_in_a_players_words() {
         "The server closed the connection (server restarting) — reconnecting…"
     );
 }
+
+#[test]
+fn the_pauses_between_tries_are_spread_over_the_second_half_of_the_wait() {
+    let mut rng = Rng::new(7);
+    let pauses: Vec<Duration> = (0..200).map(|_| spread(LAST_RETRY, &mut rng)).collect();
+    assert!(
+        pauses
+            .iter()
+            .all(|p| (LAST_RETRY / 2..=LAST_RETRY).contains(p))
+    );
+    let (least, most) = (pauses.iter().min(), pauses.iter().max());
+    assert!(
+        most.zip(least)
+            .is_some_and(|(m, l)| *m - *l >= LAST_RETRY / 4),
+        "spread, not all alike: {least:?}..{most:?}"
+    );
+}
