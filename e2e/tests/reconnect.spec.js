@@ -86,3 +86,16 @@ test('the opponent sees the countdown while a player is away', async ({ page, pl
   await play(again, 'a1', 'O');
   await expect(status(page)).toHaveText('Your turn (X)');
 });
+
+test('reconnecting tries again at least every 2 s, the pauses spread so that pages do not all come back at once', async ({ page }) => {
+  await page.goto('/');
+  const pauses = await page.evaluate(async () => {
+    const { reconnectDelay } = await import('/js/net.js');
+    const longest = Math.max(...[0, 1, 2, 3, 4, 10, 100].map((a) => reconnectDelay(a, () => 0.999999)));
+    return { longest, shortest: reconnectDelay(100, () => 0), first: reconnectDelay(0, () => 0) };
+  });
+  // A player to move keeps 5 s after a server restarts (docs/protocol.md).
+  expect(pauses.longest).toBeLessThanOrEqual(2000);
+  expect(pauses.shortest).toBe(1000);
+  expect(pauses.first).toBeLessThan(250);
+});

@@ -75,7 +75,10 @@ import { PROTOCOL_VERSION } from './limits.js';
 const REQUEST_TIMEOUT_MS = 20000;
 const PING_EVERY_MS = 20000;
 const PONG_WITHIN_MS = 10000;
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+// The waits before trying to reconnect, doubling up to 2 s: well within
+// the 5 s a player to move keeps after a server restarts
+// (docs/protocol.md), so a restart does not lose a clocked game.
+const BACKOFF_MS = [250, 500, 1000, 2000];
 // A request refused `table_moving` (a cluster's table changing node) goes
 // again this much later.
 const MOVING_RETRY_MS = 500;
@@ -87,6 +90,19 @@ const MOVING_RETRY_MS = 500;
 const RETRY_SAFE = new Set(['move', 'join_table', 'watch_table', 'sync', 'watch_lobby', 'unwatch_lobby', 'ping', 'set_name']);
 
 /** Why a request that cannot wait is refused offline. */
+/**
+ * The pause before reconnect attempt `attempt` (0 first): its wait from
+ * BACKOFF_MS, spread over the wait's second half so that the pages of a
+ * restarted server do not all come back in the same instant.
+ * @param {number} attempt
+ * @param {() => number} [random] a number in [0, 1)
+ * @returns {number} milliseconds
+ */
+export function reconnectDelay(attempt, random = Math.random) {
+  const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)];
+  return Math.round(wait / 2 + (wait / 2) * random());
+}
+
 export const OFFLINE_MESSAGE = 'You are offline. Try again once you are connected.';
 
 /** An `error` reply from the server (or a local failure with a similar shape). */
@@ -336,7 +352,7 @@ export class Connection extends Emitter {
 
   scheduleReconnect() {
     if (this.stopped) return;
-    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const delay = reconnectDelay(this.attempt);
     this.attempt += 1;
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
