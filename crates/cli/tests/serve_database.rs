@@ -249,3 +249,34 @@ async fn an_address_it_cannot_listen_on_leaves_no_database_behind() {
         assert_eq!(snapshot(&db), [None; 4], "{addr}: a database was made");
     }
 }
+
+#[tokio::test]
+async fn a_name_that_looks_like_a_sqlite_uri_is_a_file_of_that_name() {
+    // SQLite reads a name that starts with `file:` as a URI (`file:oxo.db`
+    // is `oxo.db`), while the lock that keeps one server per file is taken
+    // on the file so named: `--db file:oxo.db` used to run a second
+    // server on the database of one started with `--db oxo.db`.
+    let dir = TempDir::new("uri");
+    let db = dir.join("oxo.db");
+    let (first, _) = start(&db, &[], None).await;
+    let before = snapshot(&db);
+    let oxo = env!("CARGO_BIN_EXE_oxo");
+    let script = format!(
+        "cd '{}' && exec '{oxo}' serve --addr 127.0.0.1:0 --db file:oxo.db",
+        dir.path().display()
+    );
+    let (second, addr) = common::start_with("sh", &["-c", &script], None).await;
+    assert_eq!(get(addr, "/healthz").await.0, 200);
+    let named = dir.join("file:oxo.db");
+    let id: i32 = Connection::open_with_flags(&named, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .expect("open the file named file:oxo.db")
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .expect("its application id");
+    assert_eq!(
+        id, OXO_APPLICATION_ID,
+        "the file named file:oxo.db is the database"
+    );
+    stop(second).await;
+    assert_eq!(snapshot(&db), before, "oxo.db is the first server's alone");
+    stop(first).await;
+}

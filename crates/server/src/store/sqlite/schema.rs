@@ -27,7 +27,7 @@
 //! applied, and `schema_migrations` records when each was. A database from a
 //! newer oxo is refused rather than guessed at.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, TransactionBehavior, params};
@@ -193,6 +193,7 @@ pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
             lock: None,
         }),
         DbLocation::File(path) => {
+            let path = &as_file_name(path);
             let lock = lock::lock(path)?;
             inspect(path)?;
             let conn = Connection::open(path)?;
@@ -215,6 +216,23 @@ pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
                 lock: Some(lock),
             })
         }
+    }
+}
+
+/// `path` as SQLite must be given it to open the file of that name. This
+/// SQLite reads a name that starts with `file:` as a URI (`file:oxo.db`
+/// is `oxo.db`, `file:oxo.db?mode=ro` opens it read-only), while the
+/// operator, and the lock that keeps one server per file, mean the file so
+/// named; `./` in front keeps a relative name a name.
+fn as_file_name(path: &Path) -> PathBuf {
+    let name = path.as_os_str().as_encoded_bytes();
+    let uri_like = name
+        .get(..5)
+        .is_some_and(|start| start.eq_ignore_ascii_case(b"file:"));
+    if uri_like && path.is_relative() {
+        Path::new(".").join(path)
+    } else {
+        path.to_owned()
     }
 }
 
