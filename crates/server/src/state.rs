@@ -108,6 +108,7 @@ impl Shared {
             shutdown: self.shutdown.clone(),
             reconnect_grace: self.config.reconnect_grace,
             max_tables_per_player: self.config.max_tables_per_player,
+            accounts: Arc::clone(&self.accounts),
             node: self.node.clone(),
         }
     }

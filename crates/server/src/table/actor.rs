@@ -36,8 +36,8 @@ const RETRY_AFTER: Duration = Duration::from_millis(500);
 enum OnFailure {
     /// Nothing changed; the requester is refused (`internal`).
     Refuse,
-    /// The table closes in memory; its durable state comes back at the
-    /// next start.
+    /// The table's state is in doubt: it is read back from the store
+    /// (see `Table::abort_or_step_down`).
     Abort,
 }
 
@@ -383,7 +383,7 @@ impl Table {
 
     /// Stores what `plan` changes, then adopts it and tells people. A
     /// store that fails leaves the state as it was (`OnFailure::Refuse`) or
-    /// closes the table in memory (`OnFailure::Abort`).
+    /// reads the table back from the store (`OnFailure::Abort`).
     async fn execute(&mut self, plan: Plan, on_failure: OnFailure) -> Result<Reply, ClientError> {
         let writes = self.writes(&plan);
         if !writes.is_empty() {
@@ -393,7 +393,7 @@ impl Table {
                 }
                 tracing::error!(table = %self.id, error = %e, "could not store a table change");
                 if on_failure == OnFailure::Abort {
-                    self.abort_or_step_down();
+                    self.abort_or_step_down().await;
                 }
                 return Err(ClientError::internal());
             }

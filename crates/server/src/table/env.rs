@@ -6,6 +6,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::accounts::Accounts;
 use crate::handle::Tables;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -29,6 +30,9 @@ pub(crate) struct Env {
     pub(crate) reconnect_grace: Duration,
     /// Seats in play one player may hold.
     pub(crate) max_tables_per_player: usize,
+    /// Every account in memory: a table read back from the store after a
+    /// failed commit seats its players' accounts from here.
+    pub(crate) accounts: Arc<Accounts>,
     /// In a cluster, this node's view of it (see `cluster`).
     pub(crate) node: Option<Arc<Node>>,
 }

@@ -28,8 +28,8 @@
 //! broadcast share the connection's queue, so the requester always sees the
 //! `table` event before its `ok`. If the database fails, a move or a
 //! decision is refused with `internal` and nothing changed; any other failed
-//! change closes the table in memory (its durable state comes back at the
-//! next start).
+//! change is refused with `internal` too, and the table is read back from the
+//! database as it stands (in a cluster: stopped and resumed from it).
 
 mod actor;
 mod asleep;

@@ -22,6 +22,7 @@ mod hostile;
 mod lifetime;
 mod limits;
 mod modules;
+mod outage;
 mod privacy;
 mod properties;
 mod proxy;

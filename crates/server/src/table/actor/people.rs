@@ -7,6 +7,7 @@ use oxo_core::Player;
 use oxo_protocol::{PlayerId, ServerMsg, TableStatus};
 use tokio::time::Instant;
 
+use super::super::resumed::{ResumedAt, rebuild_seated};
 use super::{Attached, SPECTATORS_DEBOUNCE, Table};
 use crate::conn::{Conn, encode};
 use crate::error::ServerError;
@@ -225,18 +226,63 @@ impl Table {
         self.finish_close();
     }
 
-    /// After a storage failure that leaves the table in doubt: on a server
-    /// of its own, the table closes in memory ([`Table::abort`]); in a
+    /// After a storage failure that leaves the table in doubt: in a
     /// cluster it stops here, its players' connections close (they come
     /// back and re-attach), and the node resumes it from the database as
-    /// soon as it can (its lease is still this node's).
-    pub(super) fn abort_or_step_down(&mut self) {
-        let Some(node) = self.env.node.clone() else {
-            self.abort();
+    /// soon as it can (its lease is still this node's). On a server of its
+    /// own it is read back from the database in place ([`Table::reload`]);
+    /// only if that fails too does it close in memory ([`Table::abort`])
+    /// until the next start.
+    pub(super) async fn abort_or_step_down(&mut self) {
+        if let Some(node) = self.env.node.clone() {
+            self.step_down();
+            node.wake();
             return;
+        }
+        if let Err(why) = self.reload().await {
+            tracing::error!(
+                table = %self.id,
+                why,
+                "could not read a table back after a failed commit: it closes until the next start"
+            );
+            self.abort();
+        }
+    }
+
+    /// Replaces the table's state with what the database holds of it, as a
+    /// restart would resume it (its clocks as of now), and shows it to the
+    /// connections at the table, which stay attached. The actor, and so
+    /// the queue of requests sent meanwhile, stays the same.
+    ///
+    /// # Errors
+    ///
+    /// Why the table could not be read back (nothing was changed then).
+    async fn reload(&mut self) -> Result<(), String> {
+        let saved = match self.env.store.unfinished_table(self.seq).await {
+            Ok(Some(saved)) => saved,
+            Ok(None) => return Err("it is not open in the database".into()),
+            Err(e) => return Err(e.to_string()),
         };
-        self.step_down();
-        node.wake();
+        // The seats as stored are taken again by the rebuilt table; a seat
+        // taken only in memory (a join whose commit failed) is let go.
+        for account in [&self.accounts.x, &self.accounts.o].into_iter().flatten() {
+            account.remove_table(self.id.as_str());
+        }
+        let accounts = Arc::clone(&self.env.accounts);
+        let fresh = rebuild_seated(&self.env, &accounts, saved, &self.live, ResumedAt::now())
+            .ok_or_else(|| String::from("its stored state cannot resume"))?;
+        let members = std::mem::take(&mut self.members);
+        let replying_to = self.replying_to;
+        // The old state's drop counts it out of the open tables; the
+        // rebuilt one counted itself in.
+        drop(std::mem::replace(self, fresh));
+        self.replying_to = replying_to;
+        for conn in members {
+            self.attach(conn);
+        }
+        self.broadcast();
+        tracing::info!(table = %self.id, "read a table back after a failed commit");
+        Ok(())
     }
 
     /// Closes the table in memory after a storage failure.
