@@ -133,18 +133,35 @@ fn is_postgres_url(db: &str) -> bool {
     db.starts_with("postgres://") || db.starts_with("postgresql://")
 }
 
-/// `db` as it may be shown in logs and errors: a URL's password is hidden.
+/// `db` as it may be shown in logs and errors: a URL's password is hidden,
+/// in its user part (`postgres://USER:PASSWORD@HOST/DB`) and as a
+/// parameter (`?password=PASSWORD`, which libpq's URLs also take).
 fn shown(db: &str) -> String {
-    match (is_postgres_url(db), db.split_once("://")) {
-        (true, Some((scheme, rest))) => match rest.rsplit_once('@') {
-            Some((user, host)) => {
-                let user = user.split_once(':').map_or(user, |(u, _)| u);
-                format!("{scheme}://{user}@{host}")
-            }
-            None => db.to_owned(),
-        },
-        _ => db.to_owned(),
-    }
+    let Some((scheme, rest)) = db.split_once("://").filter(|_| is_postgres_url(db)) else {
+        return db.to_owned();
+    };
+    let (place, query) = match rest.split_once('?') {
+        Some((place, query)) => (place, Some(query)),
+        None => (rest, None),
+    };
+    let place = match place.rsplit_once('@') {
+        Some((user, host)) => {
+            let user = user.split_once(':').map_or(user, |(u, _)| u);
+            format!("{user}@{host}")
+        }
+        None => place.to_owned(),
+    };
+    let Some(query) = query else {
+        return format!("{scheme}://{place}");
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=..."),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{scheme}://{place}?{}", query.join("&"))
 }
 
 fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
@@ -370,6 +387,15 @@ mod tests {
         );
         assert_eq!(shown("postgresql://oxo@h/db"), "postgresql://oxo@h/db");
         assert_eq!(shown("data/oxo.db"), "data/oxo.db");
+        // libpq's URLs may carry the password as a parameter too.
+        assert_eq!(
+            shown("postgres://db.example/oxo?user=oxo&password=s3cret&sslmode=require"),
+            "postgres://db.example/oxo?user=oxo&password=...&sslmode=require"
+        );
+        assert_eq!(
+            shown("postgresql://oxo:a@b@h/db?PassWord=x%20y"),
+            "postgresql://oxo@h/db?PassWord=..."
+        );
         assert!(is_postgres_url("postgres://h/db"));
         assert!(!is_postgres_url("postgres.db"));
     }
