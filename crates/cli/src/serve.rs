@@ -165,6 +165,12 @@ fn shown(db: &str) -> String {
 }
 
 fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
+    if args.db.trim().is_empty() {
+        anyhow::bail!(
+            "--db is empty: give a SQLite file (such as oxo.db), :memory: for a throw-away \
+             database, or a postgres:// URL for a cluster"
+        );
+    }
     let db = if is_postgres_url(&args.db) {
         let Some(node) = args.node_id else {
             anyhow::bail!(

@@ -1,7 +1,8 @@
 //! Starting and stopping `oxo serve`: a stop request that comes as soon as
 //! the server has said where it listens is honoured cleanly, and the
 //! default connection limit fits the open-files limit it runs under (no
-//! warning), while an explicit one that does not fit is warned about.
+//! warning), while an explicit one that does not fit is warned about; an
+//! empty database name is refused saying what is accepted.
 
 mod common;
 
@@ -108,5 +109,23 @@ async fn the_serving_threads_are_as_asked_and_logged() {
     assert!(
         err.contains("--threads") && err.contains("1..=1024"),
         "{err}"
+    );
+}
+
+#[tokio::test]
+async fn an_empty_database_name_is_refused_saying_what_is_accepted() {
+    // `OXO_DB=` left empty in a service's environment file, say.
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"));
+    command.args(["serve", "--addr", "127.0.0.1:0", "--db", ""]);
+    let out = common::run_to_exit(command).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("oxo: "))
+        .unwrap_or_else(|| panic!("no error line in {stderr}"));
+    assert!(
+        line.contains("--db is empty") && line.contains(":memory:") && line.contains("postgres://"),
+        "{line}"
     );
 }
