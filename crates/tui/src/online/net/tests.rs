@@ -1,5 +1,6 @@
 //! How the connection task retries, reconnects and starts afresh.
 
+use super::retry::*;
 use super::*;
 
 fn connect_error(reason: &str) -> Error {
