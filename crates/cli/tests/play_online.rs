@@ -104,8 +104,39 @@ async fn play(tmux: &Tmux, otto: &mut Connection, tess_moves: bool, table: &Tabl
 }
 
 async fn serve(db: &Path, addr: &str) -> (Child, SocketAddr) {
+    serve_with(db, addr, &[]).await
+}
+
+/// [`serve`] with `extra` flags (short timeouts, say).
+async fn serve_with(db: &Path, addr: &str, extra: &[&str]) -> (Child, SocketAddr) {
     let db = db.to_str().expect("UTF-8");
-    common::start_with(OXO, &["serve", "--addr", addr, "--db", db], None).await
+    let mut args = vec!["serve", "--addr", addr, "--db", db];
+    args.extend_from_slice(extra);
+    common::start_with(OXO, &args, None).await
+}
+
+/// The table whose link for a friend (`…/t/ID`) is on `screen`.
+fn linked_table(screen: &str) -> TableId {
+    let id = screen
+        .split("/t/")
+        .nth(1)
+        .map(|rest| {
+            rest.chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect::<String>()
+        })
+        .expect("the table's link on the screen");
+    TableId::from(id.as_str())
+}
+
+/// A new player, Otto, watching `table` at the server at `url`.
+async fn otto_watching(url: &str, table: TableId) -> Connection {
+    let address: Address = url.parse().expect("an address");
+    let (mut otto, _) = client(&address, "Otto", None).await;
+    otto.request(ClientMsg::WatchTable { table_id: table })
+        .await
+        .expect("watching");
+    otto
 }
 
 #[tokio::test]

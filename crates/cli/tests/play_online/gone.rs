@@ -4,30 +4,17 @@
 
 use std::time::Duration;
 
-use oxo_client::Address;
-use oxo_protocol::{ClientMsg, TableId, TableStatus};
+use oxo_protocol::TableStatus;
 
-use super::{OXO, Tmux, client, common, signal_play, table_until};
+use super::{OXO, Tmux, common, linked_table, otto_watching, serve_with, signal_play, table_until};
 
 #[tokio::test]
 async fn a_table_closed_while_away_takes_the_player_back_to_the_lobby() {
     let dir = common::TempDir::new("online_gone");
-    let db = dir.join("oxo.db");
-    let db = db.to_str().expect("UTF-8");
     // A silent client is dropped after 2 s, and its seat given up 1 s
     // later: a waiting table whose only player is gone closes.
-    let args = [
-        "serve",
-        "--addr",
-        "127.0.0.1:0",
-        "--db",
-        db,
-        "--idle-timeout",
-        "2s",
-        "--reconnect-grace",
-        "1s",
-    ];
-    let (server, addr) = common::start_with(OXO, &args, None).await;
+    let flags = ["--idle-timeout", "2s", "--reconnect-grace", "1s"];
+    let (server, addr) = serve_with(&dir.join("oxo.db"), "127.0.0.1:0", &flags).await;
     let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
     let url = format!("http://{addr}");
     // Under a shell: tmux continues a stopped process of its own at once.
@@ -40,23 +27,7 @@ async fn a_table_closed_while_away_takes_the_player_back_to_the_lobby() {
     tmux.send(&["c"]);
     tmux.wait_for("her table", |s| s.contains("Waiting for an opponent"));
     // Otto watches her table, to see it close.
-    let screen = tmux.screen();
-    let id = screen
-        .split("/t/")
-        .nth(1)
-        .map(|rest| {
-            rest.chars()
-                .take_while(char::is_ascii_alphanumeric)
-                .collect::<String>()
-        })
-        .expect("the table's link on the screen");
-    let address: Address = url.parse().expect("an address");
-    let (mut otto, _) = client(&address, "Otto", None).await;
-    otto.request(ClientMsg::WatchTable {
-        table_id: TableId::from(id.as_str()),
-    })
-    .await
-    .expect("watching");
+    let mut otto = otto_watching(&url, linked_table(&tmux.screen())).await;
     let mut last = None;
     table_until(&mut otto, &mut last, |t| t.spectators == 1).await;
 

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::{OXO, Tmux, board, common};
+use super::{OXO, Tmux, board, common, serve_with};
 
 fn signal(server: &tokio::process::Child, signal: &str) {
     let pid = server.id().expect("a running server").to_string();
@@ -19,19 +19,9 @@ fn signal(server: &tokio::process::Child, signal: &str) {
 #[tokio::test]
 async fn a_server_that_stops_answering_is_noticed_within_seconds() {
     let dir = common::TempDir::new("online_silence");
-    let db = dir.join("oxo.db");
-    let db = db.to_str().expect("UTF-8");
     // Pings every second (half the idle timeout).
-    let args = [
-        "serve",
-        "--addr",
-        "127.0.0.1:0",
-        "--db",
-        db,
-        "--idle-timeout",
-        "2s",
-    ];
-    let (server, addr) = common::start_with(OXO, &args, None).await;
+    let flags = ["--idle-timeout", "2s"];
+    let (server, addr) = serve_with(&dir.join("oxo.db"), "127.0.0.1:0", &flags).await;
     let config = format!("OXO_CONFIG_DIR={}", dir.join("cfg").display());
     let url = format!("http://{addr}");
     let command = [

@@ -4,27 +4,14 @@
 
 use std::time::Duration;
 
-use oxo_client::Address;
-use oxo_protocol::{ClientMsg, TableId};
-
-use super::{OXO, Tmux, client, common, signal_play, table_until};
+use super::{OXO, Tmux, common, linked_table, otto_watching, serve_with, signal_play, table_until};
 
 #[tokio::test]
 async fn without_a_writable_config_a_dropped_connection_comes_back_as_the_same_player() {
     let dir = common::TempDir::new("online_token");
-    let db = dir.join("oxo.db");
-    let db = db.to_str().expect("UTF-8");
     // A silent client is dropped after 2 s; its seat waits a minute.
-    let args = [
-        "serve",
-        "--addr",
-        "127.0.0.1:0",
-        "--db",
-        db,
-        "--idle-timeout",
-        "2s",
-    ];
-    let (server, addr) = common::start_with(OXO, &args, None).await;
+    let flags = ["--idle-timeout", "2s"];
+    let (server, addr) = serve_with(&dir.join("oxo.db"), "127.0.0.1:0", &flags).await;
     // A file where the config directory should be: nothing can be saved.
     let not_a_dir = dir.join("cfg");
     std::fs::write(&not_a_dir, b"").expect("a file");
@@ -41,25 +28,8 @@ async fn without_a_writable_config_a_dropped_connection_comes_back_as_the_same_p
     assert!(screen.contains("Could not save your token"), "{screen}");
     tmux.send(&["c"]);
     tmux.wait_for("her table", |s| s.contains("Waiting for an opponent"));
-    let screen = tmux.screen();
-    let id = screen
-        .split("/t/")
-        .nth(1)
-        .map(|rest| {
-            rest.chars()
-                .take_while(char::is_ascii_alphanumeric)
-                .collect::<String>()
-        })
-        .expect("the table's link on the screen");
-
     // Otto watches her table: she goes away, and comes back.
-    let address: Address = url.parse().expect("an address");
-    let (mut otto, _) = client(&address, "Otto", None).await;
-    otto.request(ClientMsg::WatchTable {
-        table_id: TableId::from(id.as_str()),
-    })
-    .await
-    .expect("watching");
+    let mut otto = otto_watching(&url, linked_table(&tmux.screen())).await;
     let mut last = None;
     let tess = |t: &oxo_protocol::TableState| {
         [&t.players.x, &t.players.o]
