@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Server, pair};
+use crate::common::{Client, Server, pair};
 
 #[tokio::test]
 async fn chat_reaches_players_and_spectators_within_limits() {
@@ -157,4 +157,25 @@ async fn a_player_chats_no_faster_from_more_connections() {
     )
     .await;
     server.stop().await;
+}
+
+/// X and O wish each other luck at `table`: what
+/// [`the_chat_so_far_goes_on`] then finds.
+pub(crate) async fn say_good_luck(x: &mut Client, o: &mut Client, table: &str) {
+    x.ok(json!({"type":"chat","table_id":table,"text":"good luck"}))
+        .await;
+    o.ok(json!({"type":"chat","table_id":table,"text":"you too"}))
+        .await;
+}
+
+/// `x` (after a restart or a takeover) reads the lines of
+/// [`say_good_luck`] back, and the conversation goes on after them.
+pub(crate) async fn the_chat_so_far_goes_on(x: &mut Client, table: &str) {
+    let asks = json!({"type":"chat_history","table_id":table});
+    let texts = history_texts(&x.ok(asks.clone()).await, table);
+    assert_eq!(texts, ["good luck", "you too"]);
+    x.ok(json!({"type":"chat","table_id":table,"text":"still here"}))
+        .await;
+    let texts = history_texts(&x.ok(asks).await, table);
+    assert_eq!(texts, ["good luck", "you too", "still here"]);
 }

@@ -109,23 +109,14 @@ async fn the_chat_so_far_moves_with_the_table() {
     leads(&a).await;
     let b = Server::with(node(&url, 2)).await;
     let (mut x, mut o, table) = pair(&a, json!({})).await;
-    x.ok(json!({"type":"chat","table_id":table,"text":"good luck"}))
-        .await;
-    o.ok(json!({"type":"chat","table_id":table,"text":"you too"}))
-        .await;
+    crate::chat::say_good_luck(&mut x, &mut o, &table).await;
     let xt = x.token.clone();
     a.stop().await;
     drop((x, o));
     leads(&b).await;
 
     let mut x = b.resume_at(&xt, &table).await;
-    let asks = json!({"type":"chat_history","table_id":table});
-    let texts = crate::chat::history_texts(&x.ok(asks.clone()).await, &table);
-    assert_eq!(texts, ["good luck", "you too"]);
-    x.ok(json!({"type":"chat","table_id":table,"text":"still here"}))
-        .await;
-    let texts = crate::chat::history_texts(&x.ok(asks).await, &table);
-    assert_eq!(texts, ["good luck", "you too", "still here"]);
+    crate::chat::the_chat_so_far_goes_on(&mut x, &table).await;
     b.stop().await;
 }
 

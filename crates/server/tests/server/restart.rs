@@ -312,22 +312,13 @@ async fn the_chat_so_far_survives_a_restart() {
     let cfg = || db.config();
     let server = Server::with(cfg()).await;
     let (mut x, mut o, table) = pair(&server, json!({})).await;
-    x.ok(json!({"type":"chat","table_id":table,"text":"good luck"}))
-        .await;
-    o.ok(json!({"type":"chat","table_id":table,"text":"you too"}))
-        .await;
+    crate::chat::say_good_luck(&mut x, &mut o, &table).await;
     let xt = x.token.clone();
     server.stop().await;
     drop((x, o));
 
     let server = Server::with(cfg()).await;
     let (mut x, _) = server.resume(&xt).await;
-    let asks = json!({"type":"chat_history","table_id":table});
-    let texts = crate::chat::history_texts(&x.ok(asks.clone()).await, &table);
-    assert_eq!(texts, ["good luck", "you too"]);
-    x.ok(json!({"type":"chat","table_id":table,"text":"still here"}))
-        .await;
-    let texts = crate::chat::history_texts(&x.ok(asks).await, &table);
-    assert_eq!(texts, ["good luck", "you too", "still here"]);
+    crate::chat::the_chat_so_far_goes_on(&mut x, &table).await;
     server.stop().await;
 }
