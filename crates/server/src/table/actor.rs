@@ -388,14 +388,12 @@ impl Table {
         let writes = self.writes(&plan);
         if !writes.is_empty() {
             if let Err(e) = self.commit(writes).await {
-                if let ServerError::Fenced { .. } = e {
-                    return Err(ClientError::table_moved());
-                }
-                tracing::error!(table = %self.id, error = %e, "could not store a table change");
-                if on_failure == OnFailure::Abort {
+                let refused = self.refusal(&e, "a table change");
+                let moved = matches!(e, ServerError::Fenced { .. });
+                if on_failure == OnFailure::Abort && !moved {
                     self.abort_or_step_down().await;
                 }
-                return Err(ClientError::internal());
+                return Err(refused);
             }
         }
         if plan.stored {

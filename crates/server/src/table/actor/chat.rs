@@ -7,7 +7,7 @@ use oxo_protocol::{ChatLine, ErrorCode, PlayerId, ServerMsg};
 
 use super::Table;
 use crate::conn::{Conn, encode};
-use crate::error::{ClientError, ServerError};
+use crate::error::ClientError;
 use crate::ids::now_ms;
 use crate::store::{ChatRow, Write};
 use crate::table::rules::Reply;
@@ -41,11 +41,7 @@ impl Table {
             at_ms: now_ms(),
         };
         if let Err(e) = self.commit(vec![Write::Chat(Box::new(row))]).await {
-            if let ServerError::Fenced { .. } = e {
-                return Err(ClientError::table_moved());
-            }
-            tracing::error!(table = %self.id, error = %e, "could not store a chat message");
-            return Err(ClientError::internal());
+            return Err(self.refusal(&e, "a chat message"));
         }
         let frame = encode(&ServerMsg::Chat {
             table_id: self.id.clone(),

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use oxo_core::{ByPlayer, Player};
 
 use super::Table;
-use crate::error::ServerError;
+use crate::error::{ClientError, ServerError};
 use crate::ids::{now_ms, wall_ms};
 use crate::store::{GameEnd, GameStart, NewMove, TableRow, Write};
 use crate::table::rules::{Event, Phase, Plan, Seat, State};
@@ -33,6 +33,17 @@ impl Table {
             self.step_down();
         }
         result
+    }
+
+    /// What the client whose request failed to store (`what`, for the
+    /// log) is told: `table_moving` if the table has a new owner (see
+    /// [`Table::commit`]), else `internal`, logged.
+    pub(super) fn refusal(&self, e: &ServerError, what: &str) -> ClientError {
+        if let ServerError::Fenced { .. } = e {
+            return ClientError::table_moved();
+        }
+        tracing::error!(table = %self.id, error = %e, "could not store {what}");
+        ClientError::internal()
     }
 
     /// What storing `plan` takes: the table's record first (when it
