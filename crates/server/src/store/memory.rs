@@ -17,13 +17,12 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use oxo_core::ByPlayer;
-use oxo_protocol::limits::CHAT_HISTORY_MESSAGES;
 use oxo_protocol::{ChatLine, GameId, GameRecord, GameSummary, RecordedMove, TableStatus};
 
 use super::contract::{Store, StoreFuture};
 use super::replay::saved_game;
 use super::rows::{
-    GameRow, GamesQuery, MoveRow, PLAYER_SCAN, PlayerRow, SavedTable, TableRow, Write,
+    CHAT_KEPT, GameRow, GamesQuery, MoveRow, PLAYER_SCAN, PlayerRow, SavedTable, TableRow, Write,
 };
 use crate::error::ServerError;
 use crate::ids::TokenHash;
@@ -148,9 +147,8 @@ impl Data {
                 // As the SQL stores: a message takes the place of one of
                 // the same number.
                 self.chat.insert((c.table, c.n), c.line);
-                let kept = CHAT_HISTORY_MESSAGES as i64;
                 self.chat
-                    .retain(|&(table, n), _| table != c.table || n > c.n - kept);
+                    .retain(|&(table, n), _| table != c.table || n > c.n - CHAT_KEPT);
             }
             Write::ChatCleared { table } => self.chat.retain(|&(t, _), _| t != table),
             Write::HealthProbe { .. } | Write::Fence { .. } => {}

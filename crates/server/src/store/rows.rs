@@ -217,6 +217,10 @@ impl GamesQuery {
     }
 }
 
+/// How many of a table's latest chat messages a store keeps (see
+/// [`Write::Chat`]), as the stores count message numbers.
+pub(crate) const CHAT_KEPT: i64 = oxo_protocol::limits::CHAT_HISTORY_MESSAGES as i64;
+
 /// A chat message as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ChatRow {

@@ -5,14 +5,13 @@ use std::sync::LazyLock;
 
 use deadpool_postgres::Transaction;
 use oxo_core::Outcome;
-use oxo_protocol::limits::CHAT_HISTORY_MESSAGES;
 use tokio_postgres::Statement;
 
 use super::error::db;
 use super::lease::{DB_NOW_MS, Lease};
 use crate::error::ServerError;
 use crate::ids::now_ms;
-use crate::store::rows::{TABLE_ROW_UPDATE, Write};
+use crate::store::rows::{CHAT_KEPT, TABLE_ROW_UPDATE, Write};
 use crate::store::text::{self, json};
 
 /// A `u32` column, stored as `BIGINT`.
@@ -215,7 +214,6 @@ pub(super) async fn apply(
             .map_err(db)?;
         }
         Write::Chat(c) => {
-            let kept = CHAT_HISTORY_MESSAGES as i64;
             tx.execute(
                 stmt,
                 &[
@@ -226,7 +224,7 @@ pub(super) async fn apply(
                     &c.line.text,
                     &c.line.watching,
                     &c.at_ms,
-                    &kept,
+                    &CHAT_KEPT,
                 ],
             )
             .await

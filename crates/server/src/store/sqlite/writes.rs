@@ -6,11 +6,10 @@
 use std::sync::LazyLock;
 
 use oxo_core::Outcome;
-use oxo_protocol::limits::CHAT_HISTORY_MESSAGES;
 use rusqlite::{Connection, params};
 
 use crate::ids::now_ms;
-use crate::store::rows::{TABLE_ROW_UPDATE, Write};
+use crate::store::rows::{CHAT_KEPT, TABLE_ROW_UPDATE, Write};
 use crate::store::text;
 
 /// A table's row, new or updated.
@@ -35,9 +34,6 @@ const RENAME_IN_PLAY: &str = "
     WHERE ended_ms IS NULL
       AND seq IN (SELECT game FROM tables
                   WHERE status <> 'closed' AND (x_player = ?1 OR o_player = ?1))";
-
-/// How many of a table's latest chat messages stay stored.
-const KEPT: i64 = CHAT_HISTORY_MESSAGES as i64;
 
 /// The stored JSON of `value`, failing the write if it does not serialize.
 fn json<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
@@ -104,7 +100,7 @@ pub(super) fn apply(conn: &Connection, w: &Write) -> rusqlite::Result<()> {
                 c.at_ms,
             ])?;
             conn.prepare_cached("DELETE FROM chat WHERE table_seq = ?1 AND n <= ?2")?
-                .execute(params![c.table, c.n - KEPT])?;
+                .execute(params![c.table, c.n - CHAT_KEPT])?;
         }
         Write::ChatCleared { table } => {
             conn.prepare_cached("DELETE FROM chat WHERE table_seq = ?1")?
