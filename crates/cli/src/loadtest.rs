@@ -89,6 +89,11 @@ pub(crate) struct LoadtestArgs {
     /// Hello cycles run at once.
     #[arg(long, default_value_t = 4)]
     hello_concurrency: usize,
+    /// Hello cycles come back as a returning player: each of the
+    /// --hello-concurrency workers makes a player in its first cycle and
+    /// says hello with that player's token in every later one.
+    #[arg(long, requires = "hello_cycles")]
+    hello_returning: bool,
     /// The server's process id: report its CPU and peak memory.
     #[arg(long)]
     server_pid: Option<u32>,
@@ -131,6 +136,7 @@ pub(crate) fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         non_reader_recv_buffer: args.non_reader_rcvbuf,
         hello_cycles: args.hello_cycles,
         hello_concurrency: args.hello_concurrency,
+        hello_returning: args.hello_returning,
         think: Duration::from_millis(args.think_ms),
         rate: args.rate,
         refusal_percent: args.refusals,

@@ -119,7 +119,11 @@ fn says_when_there_is_no_server() {
 /// spaces), `--json` and `--server-pid`; checks that the run succeeded and
 /// returns its report.
 fn loadtest_ok(name: &str, args: &str) -> oxo_loadtest::Report {
-    let server = Server::start(name);
+    loadtest_against(&Server::start(name), args)
+}
+
+/// Runs `oxo loadtest` against `server` as [`loadtest_ok`] does.
+fn loadtest_against(server: &Server, args: &str) -> oxo_loadtest::Report {
     let out = Command::new(OXO)
         .arg("loadtest")
         .args(args.split_whitespace())
@@ -159,6 +163,31 @@ fn hello_cycles_alone_add_up_and_end_early() {
     assert!(server_stats.rss_start_mib.is_some_and(|m| m > 0.0));
     assert!(server_stats.rss_after_close_mib.is_some_and(|m| m > 0.0));
     assert!(report.tcp.is_some(), "/proc/net/sockstat is read on Linux");
+}
+
+#[test]
+fn returning_hello_cycles_make_one_player_per_worker() {
+    let server = Server::start("returning");
+    let report = loadtest_against(
+        &server,
+        "--games 0 --hello-cycles 40 --hello-concurrency 2 --hello-returning \
+         --duration 30s --warmup 0s",
+    );
+    let h = report.hello_cycles.expect("a hello cycle report");
+    assert!(h.returning, "{h:#?}");
+    assert_eq!((h.done, h.welcomes), (40, 40), "{h:#?}");
+    let db = rusqlite::Connection::open(server.dir.join("oxo.db")).expect("open the database");
+    let players: i64 = db
+        .query_row(
+            "SELECT count(*) FROM players WHERE name <> 'loadprobe'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count the players");
+    assert_eq!(
+        players, 2,
+        "one player per worker, not one per cycle (the tool's first probe aside)"
+    );
 }
 
 #[test]

@@ -41,6 +41,11 @@ pub struct Config {
     pub hello_cycles: u64,
     /// Hello cycles run at once.
     pub hello_concurrency: usize,
+    /// Hello cycles come back as a returning player: each worker's first
+    /// cycle makes a player, and every later one says `hello` with its
+    /// token (the cost of a returning player's connection, not of a new
+    /// player's).
+    pub hello_returning: bool,
     /// Mean pause before each move (drawn uniformly from 0.5× to 1.5×); zero
     /// plays at once.
     pub think: Duration,
@@ -89,6 +94,7 @@ impl Default for Config {
             non_reader_recv_buffer: 4096,
             hello_cycles: 0,
             hello_concurrency: 4,
+            hello_returning: false,
             think: Duration::ZERO,
             rate: None,
             refusal_percent: 2.0,

@@ -5,7 +5,9 @@
 //! stream of them shows what new players cost the server (its resident set
 //! before and after, in the report), how fast it takes new connections, and
 //! whether a limit answers with a refusal (`rate_limited`, `server_full`) or
-//! a close. Each cycle ends in exactly one of three ways: a `welcome`, a
+//! a close. With `returning`, each worker makes one player and comes back
+//! with its token in every later cycle: what a returning player's
+//! connection costs, with no player made. Each cycle ends in exactly one of three ways: a `welcome`, a
 //! refusal (an `error` with the hello's id or with none, counted by code),
 //! or a failure (no connection, a close or drop before any answer, no answer
 //! in time; counted by kind, `closed:CODE` for a close frame). Refusals and
@@ -53,6 +55,10 @@ pub struct HelloCycleReport {
     pub requested: u64,
     /// Cycles run at once.
     pub concurrency: usize,
+    /// Whether the cycles came back with a player's token (each worker's
+    /// first cycle makes the player).
+    #[serde(default)]
+    pub returning: bool,
     /// Cycles finished: `welcomes + refusals + failures`. Fewer than
     /// `requested` when the run's window ended first.
     pub done: u64,
@@ -82,10 +88,15 @@ impl fmt::Display for HelloCycleReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "  hello      {} of {} cycles ({} at once) in {:.1} s, {:.0}/s: {} welcomes, {} refusals, {} failures",
+            "  hello      {} of {} cycles ({} at once{}) in {:.1} s, {:.0}/s: {} welcomes, {} refusals, {} failures",
             self.done,
             self.requested,
             self.concurrency,
+            if self.returning {
+                ", returning players"
+            } else {
+                ""
+            },
             self.seconds,
             self.cycles_per_sec,
             self.welcomes,
@@ -192,7 +203,7 @@ impl Tally {
 
     fn record(&mut self, outcome: Outcome, took: Duration) {
         let answered = match outcome {
-            Outcome::Welcome => {
+            Outcome::Welcome(_) => {
                 self.welcomes += 1;
                 true
             }
@@ -214,12 +225,13 @@ impl Tally {
         }
     }
 
-    /// The report of `requested` cycles run `concurrency` at a time, started
-    /// at `started`.
+    /// The report of `requested` cycles run `concurrency` at a time (as
+    /// `returning` players or new ones), started at `started`.
     pub(crate) fn report(
         &self,
         requested: u64,
         concurrency: usize,
+        returning: bool,
         started: Option<Instant>,
     ) -> HelloCycleReport {
         let refusals: u64 = self.refusals.values().sum();
@@ -232,6 +244,7 @@ impl Tally {
         HelloCycleReport {
             requested,
             concurrency,
+            returning,
             done,
             welcomes: self.welcomes,
             refusals,
@@ -253,9 +266,13 @@ impl Tally {
 /// How one cycle ended.
 #[derive(Debug, PartialEq, Eq)]
 enum Outcome {
-    Welcome,
+    /// Welcomed, with the player's token.
+    Welcome(String),
     Refused(String),
-    Failed { kind: String, detail: String },
+    Failed {
+        kind: String,
+        detail: String,
+    },
 }
 
 impl Outcome {
@@ -268,9 +285,11 @@ impl Outcome {
 }
 
 /// Runs cycles until none is left or the run stops, and returns what they
-/// did.
-pub(crate) async fn worker(ctx: Arc<Ctx>, cycles: Arc<Cycles>) -> Tally {
+/// did. With `returning`, the cycles after the first welcome say `hello`
+/// with that welcome's token.
+pub(crate) async fn worker(ctx: Arc<Ctx>, cycles: Arc<Cycles>, returning: bool) -> Tally {
     let mut tally = Tally::new();
+    let mut token = None;
     let mut stop = ctx.stop.clone();
     while !*stop.borrow() && cycles.claim() {
         let Some(target) = ctx.target().await else {
@@ -278,7 +297,12 @@ pub(crate) async fn worker(ctx: Arc<Ctx>, cycles: Arc<Cycles>) -> Tally {
         };
         let started = Instant::now();
         tokio::select! {
-            outcome = cycle(&target, ctx.timeout) => {
+            outcome = cycle(&target, ctx.timeout, token.clone()) => {
+                if let Outcome::Welcome(given) = &outcome {
+                    if returning && token.is_none() {
+                        token = Some(given.clone());
+                    }
+                }
                 tally.record(outcome, started.elapsed());
                 tally.last_done = Some(Instant::now());
                 cycles.done.fetch_add(1, Relaxed);
@@ -289,24 +313,24 @@ pub(crate) async fn worker(ctx: Arc<Ctx>, cycles: Arc<Cycles>) -> Tally {
     tally
 }
 
-/// One cycle: connect, `hello` without a token, the answer, close.
-async fn cycle(target: &Target, timeout: Duration) -> Outcome {
+/// One cycle: connect, `hello` (with `token`, if any), the answer, close.
+async fn cycle(target: &Target, timeout: Duration, token: Option<String>) -> Outcome {
     let mut conn = match target.connect(timeout, None).await {
         Ok(conn) => conn,
         Err(e) => return Outcome::failed(&e),
     };
-    let outcome = tokio::time::timeout(timeout, answer(&mut conn))
+    let outcome = tokio::time::timeout(timeout, answer(&mut conn, token))
         .await
         .unwrap_or_else(|_| Outcome::failed(&ClientError::Timeout(timeout)));
     close(conn).await;
     outcome
 }
 
-/// Says `hello` and reads until its answer.
-async fn answer(conn: &mut Link) -> Outcome {
+/// Says `hello` (with `token`, if any) and reads until its answer.
+async fn answer(conn: &mut Link, token: Option<String>) -> Outcome {
     let hello = ClientMsg::Hello {
         version: PROTOCOL_VERSION,
-        token: None,
+        token,
         name: None,
     };
     let id = match conn.send(hello).await {
@@ -338,7 +362,7 @@ async fn answer(conn: &mut Link) -> Outcome {
             None => return Outcome::failed(&ClientError::Closed(None)),
         };
         match msg {
-            Ok(ServerMsg::Welcome { .. }) => return Outcome::Welcome,
+            Ok(ServerMsg::Welcome { token, .. }) => return Outcome::Welcome(token),
             Ok(ServerMsg::Error {
                 id: reply, code, ..
             }) if reply.is_none_or(|r| r == id) => {
@@ -378,10 +402,10 @@ mod tests {
     fn tallies_add_up() {
         let ms = Duration::from_millis;
         let mut a = Tally::new();
-        a.record(Outcome::Welcome, ms(2));
+        a.record(Outcome::Welcome("t1".into()), ms(2));
         a.record(Outcome::Refused("rate_limited".into()), ms(1));
         let mut b = Tally::new();
-        b.record(Outcome::Welcome, ms(3));
+        b.record(Outcome::Welcome("t2".into()), ms(3));
         b.record(
             Outcome::failed(&ClientError::Timeout(ms(10_000))),
             ms(10_000),
@@ -390,12 +414,12 @@ mod tests {
         let start = Instant::now();
         b.last_done = Some(start + ms(500));
         a.merge(b);
-        let r = a.report(10, 2, Some(start));
+        let r = a.report(10, 2, false, Some(start));
         assert_eq!((r.done, r.welcomes, r.refusals, r.failures), (5, 2, 2, 1));
         assert_eq!(r.refusals_by_code.get("rate_limited"), Some(&2));
         assert_eq!(r.failures_by_kind.get("timeout"), Some(&1));
         assert_eq!(r.latency_us.samples, 4, "failures are not timed");
         assert!((r.cycles_per_sec - 10.0).abs() < 1e-9);
-        assert_eq!(Tally::new().report(1, 1, None).cycles_per_sec, 0.0);
+        assert_eq!(Tally::new().report(1, 1, false, None).cycles_per_sec, 0.0);
     }
 }

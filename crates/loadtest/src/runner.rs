@@ -211,7 +211,11 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
     let window_start = Instant::now();
     stats.set_measuring(true);
     for _ in 0..config.hello_workers() {
-        hello_tasks.spawn(hellocycle::worker(Arc::clone(&ctx), Arc::clone(&cycles)));
+        hello_tasks.spawn(hellocycle::worker(
+            Arc::clone(&ctx),
+            Arc::clone(&cycles),
+            config.hello_returning,
+        ));
     }
     // A run of hello cycles alone ends when they are done.
     let done_early = || !config.holds_connections() && cycles.finished();
@@ -267,6 +271,7 @@ pub async fn run(config: &Config, mut progress: impl FnMut(&Progress)) -> Result
         hello.report(
             config.hello_cycles,
             config.hello_workers(),
+            config.hello_returning,
             Some(window_start),
         )
     });
