@@ -51,6 +51,46 @@ struct Buckets {
     rounds: Bucket,
 }
 
+impl Buckets {
+    fn get(&mut self, budget: Budget) -> &mut Bucket {
+        match budget {
+            Budget::Chat => &mut self.chat,
+            Budget::Rounds => &mut self.rounds,
+        }
+    }
+}
+
+/// What a player may do only so often, all their connections together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Budget {
+    /// Chat messages.
+    Chat,
+    /// New rounds: tables created and rematches asked for.
+    Rounds,
+}
+
+/// A token a request took from its player's budget before it was
+/// answered. A refused request changes nothing, so its refusal gives the
+/// token back ([`Spent::give_back`]); dropped, the token stays spent.
+///
+/// A request for a table on another node (a cluster with a bus) is
+/// answered there: its token stays spent whatever the answer.
+#[derive(Debug)]
+pub(crate) struct Spent {
+    account: Arc<Account>,
+    budget: Budget,
+    limit: RateLimit,
+}
+
+impl Spent {
+    /// Returns the token: the request it was spent on was refused.
+    pub(crate) fn give_back(self) {
+        if let Some(buckets) = lock(&self.account.buckets).as_mut() {
+            buckets.get(self.budget).give_back(self.limit);
+        }
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -67,21 +107,14 @@ impl Account {
         }
     }
 
-    /// Takes one chat message from the player's bucket; false if over
-    /// `limit`.
-    pub(crate) fn take_chat(&self, limit: RateLimit, now: Instant) -> bool {
-        self.take(|b| &mut b.chat, limit, now)
-    }
-
-    /// Takes one new round (a table created, a rematch asked for) from the
-    /// player's bucket; false if over `limit`.
-    pub(crate) fn take_round(&self, limit: RateLimit, now: Instant) -> bool {
-        self.take(|b| &mut b.rounds, limit, now)
-    }
-
-    /// Takes one token from the bucket `which` picks; the buckets are made
-    /// full on first use.
-    fn take(&self, which: fn(&mut Buckets) -> &mut Bucket, limit: RateLimit, now: Instant) -> bool {
+    /// Spends one token of the player's `budget`, bounded by `limit`, for
+    /// a request not yet answered; `None` if the budget is spent already.
+    pub(crate) fn spend(
+        self: &Arc<Self>,
+        budget: Budget,
+        limit: RateLimit,
+        now: Instant,
+    ) -> Option<Spent> {
         let mut buckets = lock(&self.buckets);
         let buckets = buckets.get_or_insert_with(|| {
             Box::new(Buckets {
@@ -89,7 +122,11 @@ impl Account {
                 rounds: Bucket::new(now),
             })
         });
-        which(buckets).take(limit, now)
+        buckets.get(budget).take(limit, now).then(|| Spent {
+            account: Arc::clone(self),
+            budget,
+            limit,
+        })
     }
 
     /// The display name.

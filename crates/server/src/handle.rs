@@ -55,6 +55,9 @@ pub(crate) struct TableRequest {
     pub(crate) req: TableReq,
     /// When the connection read it (for the latency histogram).
     pub(crate) at: std::time::Instant,
+    /// What it spent of its player's budget (a chat line, a new round),
+    /// given back if the table refuses it.
+    pub(crate) spent: Option<crate::accounts::Spent>,
 }
 
 /// What a table's actor is asked to do.

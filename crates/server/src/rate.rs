@@ -57,6 +57,17 @@ impl Bucket {
         true
     }
 
+    /// Puts back a token taken with [`Bucket::take`] (for a request that
+    /// was then refused). A bucket that has refilled since stays full.
+    pub(crate) fn give_back(&mut self, limit: RateLimit) {
+        if limit.per_second.is_infinite() {
+            return;
+        }
+        if let Some(before) = self.full_at.checked_sub(interval(limit)) {
+            self.full_at = before;
+        }
+    }
+
     /// Whether the bucket has refilled completely by `now`.
     fn is_full(&self, now: Instant) -> bool {
         self.full_at <= now
@@ -209,6 +220,21 @@ mod tests {
         assert!(bucket.is_full(ms(1000)));
         assert_eq!((0..10).filter(|_| bucket.take(limit, ms(5000))).count(), 3);
         assert_eq!(bucket.wait_secs(limit, ms(5000)), 0.25);
+    }
+
+    #[test]
+    fn a_token_given_back_can_be_taken_again_but_never_beyond_the_burst() {
+        let limit = RateLimit::new(1.0, 2);
+        let now = Instant::now();
+        let mut bucket = Bucket::new(now);
+        assert!(bucket.take(limit, now) && bucket.take(limit, now));
+        bucket.give_back(limit);
+        assert!(bucket.take(limit, now), "the token given back");
+        assert!(!bucket.take(limit, now));
+        // Given back once refilled, it stays full, no fuller.
+        let later = now + Duration::from_secs(10);
+        bucket.give_back(limit);
+        assert_eq!((0..5).filter(|_| bucket.take(limit, later)).count(), 2);
     }
 
     #[test]

@@ -540,6 +540,7 @@ mod tests {
             id: Some(1),
             req: crate::handle::TableReq::Sync,
             at: Instant::now(),
+            spent: None,
         });
         let table = link.table(2, Arc::from("t1"));
         assert!(table.send(TableCmd::Request(request)).await);

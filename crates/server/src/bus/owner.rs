@@ -143,6 +143,8 @@ pub(crate) async fn handle(
                 id,
                 req,
                 at: Instant::now(),
+                // Spent, if at all, on the client's own node.
+                spent: None,
             });
             let sent = table.send(TableCmd::Request(request)).await;
             if sent && leaving {

@@ -20,6 +20,7 @@ use oxo_protocol::{ClientMsg, ErrorCode, Request, ServerMsg, TableId, TableOptio
 use super::attached::MAX_ATTACHED;
 use super::validate;
 use super::{Client, Reply};
+use crate::accounts::{Budget, Spent};
 use crate::conn::Conn;
 use crate::error::ClientError;
 use crate::handle::{IsMember, TableCmd, TableHandle, TableReq, TableRequest};
@@ -36,6 +37,7 @@ impl Client {
         at: Instant,
     ) -> Result<Reply, ClientError> {
         let id = req.id;
+        let mut spent = None;
         let (table_id, table_req) = match req.msg {
             ClientMsg::Hello { .. } => {
                 return Err(ClientError::new(
@@ -50,8 +52,12 @@ impl Client {
             }
             ClientMsg::CreateTable { options } => {
                 validate::options(&options)?;
-                self.take_round(&conn, at)?;
-                return self.create(conn, id, options, at).await;
+                let spent = self.spend_round(&conn, at)?;
+                let created = self.create(conn, id, options, at).await;
+                if created.is_err() {
+                    spent.give_back();
+                }
+                return created;
             }
             ClientMsg::WatchLobby => {
                 if self.shared.lobby.watch(&self.outbox) {
@@ -97,31 +103,39 @@ impl Client {
             } => (table_id, TableReq::Move(cell, game_id)),
             ClientMsg::Forfeit { table_id } => (table_id, TableReq::Forfeit),
             ClientMsg::Rematch { table_id } => {
-                self.take_round(&conn, at)?;
+                spent = Some(self.spend_round(&conn, at)?);
                 (table_id, TableReq::Rematch)
             }
             ClientMsg::Sync { table_id } => (table_id, TableReq::Sync),
             ClientMsg::ChatHistory { table_id } => (table_id, TableReq::ChatHistory),
             ClientMsg::Chat { table_id, text } => {
                 let text = validate::chat(&text)?;
-                if !conn.account.take_chat(self.shared.config.chat_limit, at) {
-                    return Err(validate::chat_rate(self.shared.config.chat_limit));
-                }
+                let limit = self.shared.config.chat_limit;
+                spent = Some(
+                    conn.account
+                        .spend(Budget::Chat, limit, at)
+                        .ok_or_else(|| validate::chat_rate(limit))?,
+                );
                 (table_id, TableReq::Chat(text))
             }
         };
-        self.forward(conn, id, table_id, table_req, at).await
+        let req = Box::new(TableRequest {
+            conn,
+            id,
+            req: table_req,
+            at,
+            spent,
+        });
+        self.forward(table_id, req).await
     }
 
     /// Counts a new round (a table created, a rematch asked for) against
-    /// the player's limit.
-    fn take_round(&self, conn: &Conn, at: Instant) -> Result<(), ClientError> {
+    /// the player's limit; refusing it gives it back.
+    fn spend_round(&self, conn: &Conn, at: Instant) -> Result<Spent, ClientError> {
         let limit = self.shared.config.rounds_limit;
-        if conn.account.take_round(limit, at) {
-            Ok(())
-        } else {
-            Err(validate::rounds_rate(limit))
-        }
+        conn.account
+            .spend(Budget::Rounds, limit, at)
+            .ok_or_else(|| validate::rounds_rate(limit))
     }
 
     /// Makes room to be at one more table, unless the connection is at
@@ -223,15 +237,31 @@ impl Client {
         Ok(Reply::Owed)
     }
 
-    /// Sends a request to its table, whose actor replies.
+    /// Sends a request to its table, whose actor replies. A request
+    /// refused here gives back what it spent of its player's budget.
     async fn forward(
         &mut self,
-        conn: Conn,
-        id: Option<u64>,
         table_id: TableId,
-        req: TableReq,
-        at: Instant,
+        request: Box<TableRequest>,
     ) -> Result<Reply, ClientError> {
+        match self.table_for(&table_id, &request.req).await {
+            Ok(handle) => Ok(self.send_to(handle, table_id, request).await),
+            Err(e) => {
+                if let Some(spent) = request.spent {
+                    spent.give_back();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The table a request goes to, with a place for it among the
+    /// connection's tables unless the request leaves it.
+    async fn table_for(
+        &mut self,
+        table_id: &TableId,
+        req: &TableReq,
+    ) -> Result<TableHandle, ClientError> {
         if self.shutting_down() {
             return Err(ClientError::shutting_down());
         }
@@ -251,8 +281,20 @@ impl Client {
             self.attached
                 .insert(Arc::from(table_id.as_str()), handle.clone());
         }
+        Ok(handle)
+    }
+
+    /// Hands `request` to its table's actor, which replies; or replies
+    /// here if the table has stopped.
+    async fn send_to(
+        &mut self,
+        handle: TableHandle,
+        table_id: TableId,
+        request: Box<TableRequest>,
+    ) -> Reply {
+        let leaving = request.req.detaches();
+        let id = request.id;
         self.outbox.owe_reply();
-        let request = Box::new(TableRequest { conn, id, req, at });
         if handle.send(TableCmd::Request(request)).await {
             if leaving {
                 self.attached.remove(table_id.as_str());
@@ -264,7 +306,7 @@ impl Client {
             self.outbox
                 .reply(&ServerMsg::error(id, e.code, e.message.into_owned()));
         }
-        Ok(Reply::Owed)
+        Reply::Owed
     }
 }
 

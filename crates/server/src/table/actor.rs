@@ -302,8 +302,11 @@ impl Table {
                     table = %self.id,
                     "this node's leases were not renewed lately: the table stops here"
                 );
-                if let TableCmd::Request(r) = &cmd {
+                if let TableCmd::Request(r) = cmd {
                     self.reply_err(&r.conn, r.id, ClientError::table_moved());
+                    if let Some(spent) = r.spent {
+                        spent.give_back();
+                    }
                 }
                 self.step_down();
                 node.wake();
@@ -312,10 +315,19 @@ impl Table {
         }
         match cmd {
             TableCmd::Request(r) => {
-                let TableRequest { conn, id, req, at } = *r;
+                let TableRequest {
+                    conn,
+                    id,
+                    req,
+                    at,
+                    spent,
+                } = *r;
                 self.replying_to = Some(conn.id());
                 let result = self.request(&conn, id, req).await;
                 self.replying_to = None;
+                if let (Err(_), Some(spent)) = (&result, spent) {
+                    spent.give_back();
+                }
                 self.answer(&conn, id, result, at);
             }
             TableCmd::Attach(conn) => {
@@ -476,6 +488,9 @@ pub(super) async fn refuse_queued(
                 e.code,
                 e.message.clone().into_owned(),
             ));
+            if let Some(spent) = r.spent {
+                spent.give_back();
+            }
         }
     }
 }

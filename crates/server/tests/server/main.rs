@@ -11,6 +11,7 @@ mod table_model;
 mod api;
 mod assets;
 mod away;
+mod budgets;
 mod bus;
 mod chat;
 mod cluster;
