@@ -37,7 +37,7 @@ pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
     if let Err(e) = serde_json::from_str::<Kind<'_>>(text) {
         // Let serde_json's own message say what is wrong when the frame is
         // not an object at all, or names its type twice.
-        let value: serde_json::Value = serde_json::from_str(text)?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(half_a_character)?;
         if e.to_string().starts_with("duplicate field") {
             return Err(e);
         }
@@ -47,7 +47,28 @@ pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
             ));
         }
     }
-    serde_json::from_str(text)
+    serde_json::from_str(text).map_err(half_a_character)
+}
+
+/// serde_json's words for a `\u` escape of half a UTF-16 surrogate pair
+/// ("unexpected end of hex escape", "lone leading surrogate in hex escape",
+/// whichever half it is) replaced by words a client author understands:
+/// such a string is what JavaScript's `JSON.stringify` writes for a string
+/// cut in the middle of an emoji.
+fn half_a_character(e: serde_json::Error) -> serde_json::Error {
+    let said = e.to_string();
+    if said.starts_with("unexpected end of hex escape")
+        || said.starts_with("lone leading surrogate in hex escape")
+    {
+        return serde_json::Error::custom(format!(
+            "a string holds half of a character at line {} column {}: a \\u escape of a \
+             lone UTF-16 surrogate (such as \\ud83d without the \\ude00 that completes it); \
+             send whole characters",
+            e.line(),
+            e.column()
+        ));
+    }
+    e
 }
 
 /// A field whose `null` means it is absent: its type's default.

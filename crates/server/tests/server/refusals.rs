@@ -147,3 +147,34 @@ async fn replies_carry_the_request_id() {
     );
     server.stop().await;
 }
+
+/// A JavaScript client that cuts a string in the middle of an emoji sends
+/// half of a UTF-16 surrogate pair (`JSON.stringify` writes it as `\ud83d`).
+/// The refusal says so, rather than serde_json's "unexpected end of hex
+/// escape", and still carries the request's id.
+#[tokio::test]
+async fn half_a_character_is_refused_in_words_a_client_author_understands() {
+    let server = Server::start().await;
+    let mut c = server.client("Cara").await;
+    for (n, text) in [r"\ud83d", r"\ud83dab", r"\ude00", r"\ud83d\u0041"]
+        .into_iter()
+        .enumerate()
+    {
+        let id = 100 + n;
+        c.send_text(&format!(
+            r#"{{"type":"chat","id":{id},"table_id":"t","text":"{text}"}}"#
+        ))
+        .await;
+        let e = c.recv().await;
+        assert_eq!(e["code"], "bad_request", "{text}: {e}");
+        assert_eq!(e["id"], id, "{text}: {e}");
+        let message = e["message"].as_str().unwrap_or("");
+        assert!(message.contains("half of a character"), "{text}: {message}");
+        assert!(message.contains("surrogate"), "{text}: {message}");
+    }
+    // A whole character written as its pair is fine.
+    c.send_text(r#"{"type":"ping","id":7,"pad":"\ud83d\ude00"}"#)
+        .await;
+    assert_eq!(c.recv().await["type"], "pong");
+    server.stop().await;
+}
