@@ -29,6 +29,30 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
     cut
 }
 
+/// The end of `text` in at most `max` columns, with `…` marking a cut
+/// at its start: where a line being typed goes on.
+pub(crate) fn truncate_start(text: &str, max: usize) -> String {
+    if text.width() <= max {
+        return text.to_owned();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        tail.push(c);
+        used += w;
+    }
+    let mut cut = String::new();
+    if max > 0 {
+        cut.push('…');
+    }
+    cut.extend(tail.into_iter().rev());
+    cut
+}
+
 /// `text` broken into rows of at most `max` columns, between words (a
 /// word wider than a row is cut, with `…`).
 pub(crate) fn wrap(text: &str, max: usize) -> Vec<String> {
@@ -106,6 +130,9 @@ mod tests {
         assert_eq!(truncate("太郎太郎", 6), "太郎…");
         assert_eq!(truncate("太郎太郎", 5), "太郎…");
         assert_eq!(width(&truncate("🎉🎉🎉", 4)), 3);
+        assert_eq!(truncate_start("Alice", 5), "Alice");
+        assert_eq!(truncate_start("Alice", 4), "…ice");
+        assert_eq!(truncate_start("太郎太郎", 5), "…太郎");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::board::{CellView, Size, render_board};
 use super::panel::render_panel;
 use crate::app::{App, Tone, VALUES_NOTE, VALUES_NOTE_SHORT};
 use crate::session::Session;
-use crate::text::truncate;
+use crate::text::{self, truncate};
 use crate::theme::Theme;
 
 /// Width of the scoreboard panel beside the board.
@@ -154,13 +154,17 @@ fn status_line(s: &Session, theme: Theme, width: u16) -> Line<'static> {
     let game = s.game();
     match game.outcome() {
         Some(outcome) => match outcome.winner() {
-            Some(winner) => Line::from(vec![
-                Span::styled(
-                    format!("{} ({winner}) wins!", truncate(s.name(winner), room)),
-                    theme.result(Some(winner)),
-                ),
-                Span::styled(format!("  ({})", outcome.cells()), theme.dim()),
-            ]),
+            Some(winner) => {
+                let wins = format!("{} ({winner}) wins!", truncate(s.name(winner), room));
+                let cells = format!("  ({})", outcome.cells());
+                let mut spans = vec![Span::styled(wins.clone(), theme.result(Some(winner)))];
+                // The line's cells, when they fit whole (the board shows
+                // them too).
+                if text::width(&wins) + text::width(&cells) <= usize::from(width) {
+                    spans.push(Span::styled(cells, theme.dim()));
+                }
+                Line::from(spans)
+            }
             None => Line::styled("Draw! Nobody wins this round", theme.result(None)),
         },
         None => {

@@ -12,6 +12,7 @@ use super::board::Size;
 use super::widgets::render_window;
 use crate::config::DEFAULT_NAMES;
 use crate::form::{Field, Opponent, SetupForm};
+use crate::text::{self, truncate};
 use crate::theme::Theme;
 
 fn field_label(form: &SetupForm, field: Field) -> &'static str {
@@ -59,13 +60,20 @@ pub(super) fn render_setup(form: &SetupForm, theme: Theme, body: Rect, buf: &mut
     );
     let inner = render_window("New game", theme.border(), area, buf);
 
-    let label_w = 12;
+    // The labels' column, a column narrower in a narrow window; what is
+    // right of it keeps a blank column before the border.
+    let label_w: usize = if inner.width >= 40 { 12 } else { 11 };
+    let room = usize::from(inner.width).saturating_sub(3 + label_w + 1);
     let mut lines = Vec::new();
     if roomy {
-        lines.push(
-            Line::styled("Pick the players, then press Enter", theme.dim())
-                .alignment(Alignment::Center),
-        );
+        let hint = [
+            "Pick the players, then press Enter",
+            "Enter starts the game",
+        ]
+        .into_iter()
+        .find(|h| text::width(h) + 2 <= usize::from(inner.width))
+        .unwrap_or_default();
+        lines.push(Line::styled(hint, theme.dim()).alignment(Alignment::Center));
         lines.push(Line::default());
     }
     for &field in &fields {
@@ -93,52 +101,27 @@ pub(super) fn render_setup(form: &SetupForm, theme: Theme, body: Rect, buf: &mut
                 label_style,
             ),
         ];
-        let (value, note) = match field {
-            Field::Mode => match form.opponent {
-                Opponent::Person => ("Two players".to_owned(), "one keyboard"),
-                Opponent::Bot => ("Against a bot".to_owned(), ""),
-                Opponent::Bots => ("Bot against bot".to_owned(), "to watch"),
-            },
-            Field::Level(p) => (
-                form.levels[p].display_name().to_owned(),
-                level_note(form.levels[p]),
-            ),
-            Field::BotSide => (
-                form.bot_side.to_string(),
-                form.bot_side.fold_xo("you play O", "you play X"),
-            ),
-            Field::First => (form.first.describe().to_owned(), ""),
-            Field::Name(_) | Field::Start => (String::new(), ""),
-        };
         if let Field::Name(p) = field {
-            let name = &form.names[p];
-            spans.push(Span::raw("  "));
-            spans.push(Span::styled(
-                name.clone(),
-                Style::new().add_modifier(Modifier::BOLD),
-            ));
-            if focused {
-                spans.push(Span::styled(
-                    " ",
-                    Style::new().add_modifier(Modifier::REVERSED),
-                ));
-            }
-            if name.is_empty() {
-                // The placeholder: the name played under if none is typed.
-                spans.push(Span::styled(DEFAULT_NAMES[p], theme.dim()));
-            }
-        } else if focused {
-            spans.push(Span::styled("◀ ", theme.key()));
-            spans.push(Span::styled(
-                value,
-                Style::new().add_modifier(Modifier::BOLD),
-            ));
-            spans.push(Span::styled(" ▶", theme.key()));
+            spans.extend(name_spans(&form.names[p], p, focused, room, theme));
         } else {
-            spans.push(Span::raw(format!("  {value}  ")));
-        }
-        if !note.is_empty() {
-            spans.push(Span::styled(format!(" {note}"), theme.dim()));
+            let (value, note) = match field {
+                Field::Mode => match form.opponent {
+                    Opponent::Person => ("Two players".to_owned(), "one keyboard"),
+                    Opponent::Bot => ("Against a bot".to_owned(), ""),
+                    Opponent::Bots => ("Bot against bot".to_owned(), "to watch"),
+                },
+                Field::Level(p) => (
+                    form.levels[p].display_name().to_owned(),
+                    level_note(form.levels[p]),
+                ),
+                Field::BotSide => (
+                    form.bot_side.to_string(),
+                    form.bot_side.fold_xo("you play O", "you play X"),
+                ),
+                Field::First => (form.first.describe().to_owned(), ""),
+                Field::Name(_) | Field::Start => (String::new(), ""),
+            };
+            spans.extend(choice_spans(&value, note, focused, room, theme));
         }
         lines.push(Line::from(spans));
         if roomy {
@@ -146,6 +129,64 @@ pub(super) fn render_setup(form: &SetupForm, theme: Theme, body: Rect, buf: &mut
         }
     }
     Paragraph::new(lines).render(inner, buf);
+}
+
+/// A choice's value (`◀ value ▶` in focus) and its note in `room`
+/// columns: the note goes when it does not fit, then the value is cut.
+fn choice_spans(
+    value: &str,
+    note: &str,
+    focused: bool,
+    room: usize,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    // "◀ " and " ▶", or the blanks in their place.
+    let value = truncate(value, room.saturating_sub(4));
+    let mut spans = if focused {
+        vec![
+            Span::styled("◀ ", theme.key()),
+            Span::styled(value.clone(), bold),
+            Span::styled(" ▶", theme.key()),
+        ]
+    } else {
+        vec![Span::raw(format!("  {value}  "))]
+    };
+    if !note.is_empty() && text::width(&value) + 4 + 1 + text::width(note) <= room {
+        spans.push(Span::styled(format!(" {note}"), theme.dim()));
+    }
+    spans
+}
+
+/// A name field in `room` columns: the name typed (its end while it is
+/// typed, its start otherwise, cut with `…`), the cursor in focus, and
+/// the default name when none is typed.
+fn name_spans(
+    name: &str,
+    player: Player,
+    focused: bool,
+    room: usize,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let fit = room.saturating_sub(2 + usize::from(focused));
+    let shown = if focused {
+        text::truncate_start(name, fit)
+    } else {
+        truncate(name, fit)
+    };
+    let mut spans = vec![Span::raw("  "), Span::styled(shown, bold)];
+    if focused {
+        spans.push(Span::styled(
+            " ",
+            Style::new().add_modifier(Modifier::REVERSED),
+        ));
+    }
+    if name.is_empty() {
+        // The placeholder: the name played under if none is typed.
+        spans.push(Span::styled(DEFAULT_NAMES[player], theme.dim()));
+    }
+    spans
 }
 
 /// "OXO" in big marks, centred in `area` (3 rows).

@@ -83,3 +83,100 @@ fn the_round_panel_ellipsizes_a_long_starters_name_and_keeps_the_mark() {
     }
     assert!(seen, "some width shows the round panel");
 }
+
+/// The set-up form's rows between the window's side borders, if the
+/// screen shows the window.
+fn form_rows(screen: &[String]) -> Vec<String> {
+    let top = screen.iter().position(|r| r.contains("New game ─"));
+    let Some(top) = top else {
+        return Vec::new();
+    };
+    screen[top + 1..]
+        .iter()
+        .take_while(|r| !r.contains('╰'))
+        .filter_map(|row| {
+            let (_, inside) = row.split_once('│')?;
+            let (inside, _) = inside.rsplit_once('│')?;
+            Some(inside.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn no_set_up_row_runs_into_the_windows_border() {
+    use oxo_core::Player;
+
+    use crate::form::Field;
+
+    let long = "AVeryLongNameThatGoesOnn";
+    for (w, h) in [
+        (32, 12),
+        (33, 12),
+        (40, 14),
+        (32, 24),
+        (40, 24),
+        (46, 24),
+        (58, 24),
+        (80, 24),
+    ] {
+        for opponent in 0..3 {
+            for long_names in [false, true] {
+                let mut app = App::new(Config::default(), Theme::MONO);
+                for _ in 0..opponent {
+                    app.form_mut().cycle(true);
+                }
+                if long_names {
+                    for p in Player::ALL {
+                        app.form_mut().names[p] = long.to_owned();
+                    }
+                }
+                let fields = app.form().fields();
+                for focus in fields {
+                    app.form_mut().focus = focus;
+                    let screen = draw(&app, w, h);
+                    let all = screen.join("\n");
+                    let rows = form_rows(&screen);
+                    assert!(!rows.is_empty(), "{w}x{h}: the form\n{all}");
+                    for row in &rows {
+                        assert!(
+                            row.ends_with(' '),
+                            "{w}x{h} {focus:?}: {row:?} is cut at the border\n{all}"
+                        );
+                        // A choice in focus shows both its arrows.
+                        if row.contains('◀') {
+                            assert!(row.contains('▶'), "{w}x{h}: {row:?}\n{all}");
+                        }
+                    }
+                    if matches!(focus, Field::Name(_)) && long_names {
+                        // The end of a name being typed shows, where the
+                        // next letter goes.
+                        assert!(all.contains("GoesOnn"), "{w}x{h}: the name's end\n{all}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_result_reads_whole_on_a_narrow_terminal() {
+    let long = "AVeryLongNameThatGoesOnn";
+    for w in [32, 33, 40, 46, 80] {
+        let mut app = App::new(Config::seated(long, "Bob"), Theme::MONO);
+        for sq in [A1, B1, A2, B2, A3] {
+            app.play(sq);
+        }
+        let screen = draw(&app, w, 12);
+        let all = screen.join("\n");
+        let row = screen
+            .iter()
+            .find(|r| r.contains("wins!"))
+            .unwrap_or_else(|| panic!("{w}: the result\n{all}"));
+        assert!(row.contains("(X) wins!"), "{w}: the mark\n{all}");
+        assert_eq!(
+            row.matches('(').count(),
+            row.matches(')').count(),
+            "{w}: the result is cut: {row:?}\n{all}"
+        );
+    }
+}
