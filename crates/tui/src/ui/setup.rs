@@ -141,18 +141,22 @@ fn choice_spans(
     theme: Theme,
 ) -> Vec<Span<'static>> {
     let bold = Style::new().add_modifier(Modifier::BOLD);
-    // "◀ " and " ▶", or the blanks in their place.
-    let value = truncate(value, room.saturating_sub(4));
+    // "◀ " and " ▶" in focus; else blanks in their place, the one after
+    // the value only before a note.
+    let value = truncate(value, room.saturating_sub(if focused { 4 } else { 2 }));
+    let with_note = !note.is_empty() && text::width(&value) + 4 + 1 + text::width(note) <= room;
     let mut spans = if focused {
         vec![
             Span::styled("◀ ", theme.key()),
-            Span::styled(value.clone(), bold),
+            Span::styled(value, bold),
             Span::styled(" ▶", theme.key()),
         ]
-    } else {
+    } else if with_note {
         vec![Span::raw(format!("  {value}  "))]
+    } else {
+        vec![Span::raw(format!("  {value}"))]
     };
-    if !note.is_empty() && text::width(&value) + 4 + 1 + text::width(note) <= room {
+    if with_note {
         spans.push(Span::styled(format!(" {note}"), theme.dim()));
     }
     spans

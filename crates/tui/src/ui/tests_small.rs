@@ -147,6 +147,10 @@ fn no_set_up_row_runs_into_the_windows_border() {
                             assert!(row.contains('▶'), "{w}x{h}: {row:?}\n{all}");
                         }
                     }
+                    // A choice out of focus needs no arrows: more of it shows.
+                    if opponent == 1 && focus != Field::Mode {
+                        assert!(all.contains("Against a bot"), "{w}x{h}: the mode\n{all}");
+                    }
                     if matches!(focus, Field::Name(_)) && long_names {
                         // The end of a name being typed shows, where the
                         // next letter goes.
