@@ -46,7 +46,7 @@ fn lobby(o: &Online, room: usize, width: u16, lines: &mut Vec<Line<'static>>) {
         .held
         .iter()
         .map(held_row)
-        .chain(o.lobby.iter().map(open_row))
+        .chain(o.open_tables().map(open_row))
         .collect();
     let first = (o.selected + 1).saturating_sub(room);
     let shown = rows.len().min(first + room);
@@ -64,7 +64,7 @@ fn lobby(o: &Online, room: usize, width: u16, lines: &mut Vec<Line<'static>>) {
         heading,
         Style::new().add_modifier(Modifier::BOLD),
     ));
-    if o.lobby.is_empty() && o.held.is_empty() {
+    if rows.is_empty() {
         lines.push(Line::from("  none yet: c creates one, 1-4 plays a bot"));
     }
     for (i, row) in rows.iter().enumerate().skip(first).take(room) {

@@ -12,7 +12,7 @@
 //! my asking here: given up in another window (the server sends this
 //! connection the same final state, and it is no longer at the table).
 
-use oxo_protocol::{TableId, TableState, TableStatus};
+use oxo_protocol::{LobbyTable, TableId, TableState, TableStatus};
 
 use super::Online;
 
@@ -76,14 +76,22 @@ impl Online {
 
     /// The lobby's rows: the tables held, then the open ones.
     pub(crate) fn lobby_rows(&self) -> usize {
-        self.held.len() + self.lobby.len()
+        self.held.len() + self.open_tables().count()
+    }
+
+    /// The open tables the lobby lists below the tables held: the public
+    /// lobby's, less those I hold a seat at (listed once, as mine).
+    pub(crate) fn open_tables(&self) -> impl Iterator<Item = &LobbyTable> {
+        self.lobby
+            .iter()
+            .filter(|t| !self.held.iter().any(|h| h.id == t.id))
     }
 
     /// The table of the lobby's selected row, if any.
     pub(super) fn selected_table(&self) -> Option<TableId> {
         match self.selected.checked_sub(self.held.len()) {
             None => self.held.get(self.selected).map(|h| h.id.clone()),
-            Some(open) => self.lobby.get(open).map(|t| t.id.clone()),
+            Some(open) => self.open_tables().nth(open).map(|t| t.id.clone()),
         }
     }
 

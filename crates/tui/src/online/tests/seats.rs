@@ -113,3 +113,30 @@ fn a_table_created_opens_even_while_the_states_of_tables_held_come_in() {
     table_msg(&mut o, &mine_waiting("new"));
     assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("new"));
 }
+
+#[test]
+fn a_public_table_of_mine_is_listed_once_as_mine() {
+    let (mut o, mut rx) = online();
+    welcome_holding(&mut o, &["h1"]);
+    // The public lobby lists my waiting table too, and another one.
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![lobby_entry("h1"), lobby_entry("t9")],
+    })));
+    let (_, screen) = draw(&o, 80, 24);
+    assert_eq!(screen.matches("yours: Me vs (free)").count(), 1, "{screen}");
+    assert_eq!(
+        screen.matches("Ann vs (free)").count(),
+        1,
+        "h1 is not listed again among the open tables\n{screen}"
+    );
+    assert_eq!(o.lobby_rows(), 2);
+    // The second row is the other table.
+    press(&mut o, "j\n");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::JoinTable {
+            table_id: "t9".into(),
+            seat: None
+        }]
+    );
+}
