@@ -14,6 +14,8 @@ use std::borrow::Cow;
 
 use oxo_protocol::ErrorCode;
 
+use crate::config::RateLimit;
+
 /// A refused request: the stable code and a message for people.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -66,6 +68,19 @@ impl ClientError {
             format!(
                 "You already hold seats at {max} tables in play, the most allowed; \
                  finish or leave one first"
+            ),
+        )
+    }
+
+    /// `rate_limited` for a player over `limit` of new rounds (tables
+    /// created, rematches, joins that start a round).
+    pub(crate) fn too_many_rounds(limit: RateLimit) -> ClientError {
+        ClientError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "Too many new games: {} in a row, then one every {:.0} s",
+                limit.burst,
+                1.0 / limit.per_second
             ),
         )
     }

@@ -108,6 +108,7 @@ impl Shared {
             shutdown: self.shutdown.clone(),
             reconnect_grace: self.config.reconnect_grace,
             max_tables_per_player: self.config.max_tables_per_player,
+            rounds_limit: self.config.rounds_limit,
             accounts: Arc::clone(&self.accounts),
             node: self.node.clone(),
         }

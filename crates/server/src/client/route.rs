@@ -135,7 +135,7 @@ impl Client {
         let limit = self.shared.config.rounds_limit;
         conn.account
             .spend(Budget::Rounds, limit, at)
-            .ok_or_else(|| validate::rounds_rate(limit))
+            .ok_or_else(|| ClientError::too_many_rounds(limit))
     }
 
     /// Makes room to be at one more table, unless the connection is at

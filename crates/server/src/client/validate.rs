@@ -29,18 +29,6 @@ pub(super) fn chat_rate(limit: RateLimit) -> ClientError {
     )
 }
 
-/// The refusal for a player over `limit` of new rounds.
-pub(super) fn rounds_rate(limit: RateLimit) -> ClientError {
-    ClientError::new(
-        ErrorCode::RateLimited,
-        format!(
-            "Too many new games: {} in a row, then one every {:.0} s",
-            limit.burst,
-            1.0 / limit.per_second
-        ),
-    )
-}
-
 /// A display name, checked (see [`validate_name`]).
 pub(super) fn name(name: &str) -> Result<Arc<str>, ClientError> {
     validate_name(name).map_err(|m| ClientError::new(ErrorCode::InvalidName, m))

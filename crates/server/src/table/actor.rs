@@ -323,7 +323,7 @@ impl Table {
                     spent,
                 } = *r;
                 self.replying_to = Some(conn.id());
-                let result = self.request(&conn, id, req).await;
+                let result = self.request(&conn, id, req, at).await;
                 self.replying_to = None;
                 if let (Err(_), Some(spent)) = (&result, spent) {
                     spent.give_back();

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Accounts;
+use crate::config::RateLimit;
 use crate::handle::Tables;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -30,6 +31,8 @@ pub(crate) struct Env {
     pub(crate) reconnect_grace: Duration,
     /// Seats in play one player may hold.
     pub(crate) max_tables_per_player: usize,
+    /// New rounds one player may start (a join that fills a table counts).
+    pub(crate) rounds_limit: RateLimit,
     /// Every account in memory: a table read back from the store after a
     /// failed commit seats its players' accounts from here.
     pub(crate) accounts: Arc<Accounts>,

@@ -545,6 +545,40 @@ async fn new_rounds_are_rate_limited_per_player() {
     server.stop().await;
 }
 
+/// A `join_table` that starts a round makes a game as a rematch does: it
+/// counts against the joiner's new games, or joining and leaving one
+/// table would write game records without end. Coming back to a seat
+/// (a join that starts nothing) is never counted.
+#[tokio::test]
+async fn a_join_that_starts_a_round_counts_as_a_new_game() {
+    let server = Server::with(Config {
+        rounds_limit: RateLimit::new(0.01, 3),
+        ..config()
+    })
+    .await;
+    let mut owner = server.client("Owner").await;
+    let t = owner.create(json!({"seat": "X"})).await.id;
+    let mut joiner = server.client("Joiner").await;
+    for _ in 0..3 {
+        joiner.ok(json!({"type":"join_table","table_id":t})).await;
+        joiner.ok(json!({"type":"leave_table","table_id":t})).await;
+    }
+    let says = joiner
+        .refused(json!({"type":"join_table","table_id":t}), "rate_limited")
+        .await;
+    assert!(says.contains("new games"), "{says}");
+    // The refused join changed nothing: the table still waits.
+    let state = owner.ok(json!({"type":"sync","table_id":t})).await;
+    let state = crate::common::last_table(&state).expect("a table state");
+    assert_eq!(state.status, oxo_protocol::TableStatus::Waiting);
+    assert_eq!(state.round, 3);
+    // The owner re-joining their own seat starts nothing and is not counted.
+    for _ in 0..5 {
+        owner.ok(json!({"type":"join_table","table_id":t})).await;
+    }
+    server.stop().await;
+}
+
 /// A connection is at 64 tables in play at most; a request a table
 /// refuses (the connection is not at it) takes none of those places, so a
 /// client refused at many tables may still watch one.

@@ -1,23 +1,26 @@
 //! Clients' requests to a table.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use oxo_core::Player;
 use oxo_protocol::{ErrorCode, GameId, PlayerId};
 
 use super::{OnFailure, Table};
+use crate::accounts::Budget;
 use crate::conn::Conn;
 use crate::error::ClientError;
 use crate::handle::TableReq;
 use crate::table::rules::{Cmd, Event, MoveReq, Plan, Reply};
 
 impl Table {
-    /// Answers `req` from `conn` (request id `id`).
+    /// Answers `req` from `conn` (request id `id`, read at `at`).
     pub(super) async fn request(
         &mut self,
         conn: &Conn,
         id: Option<u64>,
         req: TableReq,
+        at: Instant,
     ) -> Result<Reply, ClientError> {
         if self.is_closed() {
             return Err(ClientError::no_such_table());
@@ -35,7 +38,7 @@ impl Table {
             }
         }
         match req {
-            TableReq::Join(seat) => self.join(conn, &player, seat).await,
+            TableReq::Join(seat) => self.join(conn, &player, seat, at).await,
             TableReq::Watch => {
                 let attached = self.attach(conn.clone());
                 self.show_attached(conn, attached);
@@ -93,12 +96,16 @@ impl Table {
     }
 
     /// Seats `player` (their seat counts against their limit), or
-    /// re-attaches a player seated already.
+    /// re-attaches a player seated already. A join that starts a round
+    /// makes a game, as a rematch does: it counts against the joiner's new
+    /// games (read at `at`), or joining and leaving one table would write
+    /// game records without end.
     async fn join(
         &mut self,
         conn: &Conn,
         player: &PlayerId,
         seat: Option<Player>,
+        at: Instant,
     ) -> Result<Reply, ClientError> {
         let plan = self.plan(Cmd::Join { player, seat })?;
         if plan.events().is_empty() {
@@ -106,6 +113,23 @@ impl Table {
             self.show_attached(conn, attached);
             return Ok(Reply::Done);
         }
+        let spent = if starts_a_round(&plan) {
+            let limit = self.env.rounds_limit;
+            let spent = conn.account.spend(Budget::Rounds, limit, at);
+            Some(spent.ok_or_else(|| ClientError::too_many_rounds(limit))?)
+        } else {
+            None
+        };
+        let seated = self.seat(conn, plan).await;
+        if let (Err(_), Some(spent)) = (&seated, spent) {
+            spent.give_back();
+        }
+        seated
+    }
+
+    /// Seats `conn`'s player as `plan` says, if their seats in play leave
+    /// room for one more.
+    async fn seat(&mut self, conn: &Conn, plan: Plan) -> Result<Reply, ClientError> {
         let max = self.env.max_tables_per_player;
         if !conn
             .account
@@ -136,11 +160,7 @@ impl Table {
         {
             return Err(ClientError::too_many_seats(max));
         }
-        let starts = plan
-            .events()
-            .iter()
-            .any(|e| matches!(e, Event::RoundStarted { .. }));
-        if starts {
+        if starts_a_round(plan) {
             for account in [&self.accounts.x, &self.accounts.o].into_iter().flatten() {
                 if account.id != conn.account.id
                     && account
@@ -189,4 +209,11 @@ impl Table {
         }
         Ok(reply)
     }
+}
+
+/// Whether `plan` starts a round (and so makes a game record).
+fn starts_a_round(plan: &Plan) -> bool {
+    plan.events()
+        .iter()
+        .any(|e| matches!(e, Event::RoundStarted { .. }))
 }
