@@ -12,7 +12,7 @@
 //! closing *any* descriptor of a file drops every POSIX lock the process
 //! holds on it, SQLite's included. So the descriptor held here must stay
 //! open until the last SQLite connection to the file has closed (the store
-//! shares it with the writer thread and the read connection, see the parent
+//! shares it with the writer thread and the read connections, see the parent
 //! module), and a descriptor that failed to take the lock is never closed
 //! while another store of this process may have the file open.
 //!

@@ -9,10 +9,12 @@
 //! an acknowledged move survives `kill -9` and power loss alike.
 //!
 //! Writes go through the writer thread (see `writer` for why one thread and
-//! group commit). Reads (the HTTP API, token look-ups) use a second
-//! connection on the blocking pool; WAL lets them run beside the writer. An
-//! in-memory database has one connection only, so there reads go through
-//! the writer thread.
+//! group commit). Reads use two more connections on the blocking pool; WAL
+//! lets them run beside the writer. The HTTP API's queries have one (a list
+//! of games may walk down 100,000 of them), and token look-ups the other:
+//! a flood of slow API requests must not keep a returning player's `hello`
+//! waiting. An in-memory database has one connection only, so there reads
+//! go through the writer thread.
 //!
 //! # Health
 //!
@@ -69,7 +71,7 @@ use crate::store::rows::{GamesQuery, PlayerRow, SavedTable, TableRow, Write};
 /// its probe write.
 const FRESH_COMMIT: Duration = Duration::from_secs(1);
 
-/// The database: a writer thread fed by a queue, and a read connection.
+/// The database: a writer thread fed by a queue, and two read connections.
 #[derive(Debug)]
 pub(crate) struct Sqlite {
     queue: mpsc::UnboundedSender<Op>,
@@ -77,18 +79,35 @@ pub(crate) struct Sqlite {
     /// row's key is known before its insert commits).
     next_table: AtomicI64,
     next_game: AtomicI64,
-    /// `None` for an in-memory database (reads go through the writer), and
-    /// after [`Store::close`].
-    reader: Mutex<Option<Arc<Reader>>>,
+    /// The read connections: `None` for an in-memory database (reads go
+    /// through the writer), and after [`Store::close`].
+    readers: Mutex<Option<Readers>>,
     writer: Mutex<Option<JoinHandle<()>>>,
     /// Written by the writer thread after each commit, read by `health`.
     last_commit: Arc<Mutex<LastCommit>>,
 }
 
-/// The read connection, and a share of the file lock.
+/// The two read connections, each for its own kind of read (see the
+/// module's docs).
+#[derive(Clone, Debug)]
+struct Readers {
+    /// The HTTP API's queries, and reading tables back on start.
+    api: Arc<Reader>,
+    /// Token look-ups: short, and never behind the API's.
+    lookups: Arc<Reader>,
+}
+
+/// Which read connection a read takes.
+#[derive(Clone, Copy, Debug)]
+enum On {
+    Api,
+    Lookups,
+}
+
+/// A read connection, and a share of the file lock.
 ///
-/// The lock is shared by the reader and the writer thread and released
-/// when both have closed their connections: closing its descriptor while
+/// The lock is shared by the readers and the writer thread and released
+/// when all have closed their connections: closing its descriptor while
 /// a SQLite connection of this process has the file open would drop that
 /// connection's POSIX locks (see `lock`). Fields drop in order.
 #[derive(Debug)]
@@ -124,15 +143,19 @@ impl Sqlite {
         let (next_table, next_game) = (max("tables")? + 1, max("games")? + 1);
         let schema::Opened {
             writer: conn,
-            reader,
+            readers,
             lock,
         } = opened;
         let lock = lock.map(Arc::new);
-        let reader = reader.map(|conn| {
+        let reader = |conn| {
             Arc::new(Reader {
                 conn: Mutex::new(conn),
                 _lock: lock.clone(),
             })
+        };
+        let readers = readers.map(|[api, lookups]| Readers {
+            api: reader(api),
+            lookups: reader(lookups),
         });
         let (queue, rx) = mpsc::unbounded_channel();
         let last_commit = Arc::new(Mutex::new(LastCommit::default()));
@@ -148,19 +171,19 @@ impl Sqlite {
             queue,
             next_table: AtomicI64::new(next_table),
             next_game: AtomicI64::new(next_game),
-            reader: Mutex::new(reader),
+            readers: Mutex::new(readers),
             writer: Mutex::new(Some(writer)),
             last_commit,
         })
     }
 
-    /// The read connection, if this database has one and is open.
-    fn reader(&self) -> Result<Option<Arc<Reader>>, ServerError> {
-        Ok(self
-            .reader
-            .lock()
-            .map_err(|_| ServerError::StoreClosed)?
-            .clone())
+    /// The read connection `on`, if this database has them and is open.
+    fn reader(&self, on: On) -> Result<Option<Arc<Reader>>, ServerError> {
+        let readers = self.readers.lock().map_err(|_| ServerError::StoreClosed)?;
+        Ok(readers.as_ref().map(|r| match on {
+            On::Api => Arc::clone(&r.api),
+            On::Lookups => Arc::clone(&r.lookups),
+        }))
     }
 
     /// Runs `f` on the writer's connection, between group commits; `send`
@@ -180,17 +203,17 @@ impl Sqlite {
             .map_err(|_| ServerError::StoreClosed)
     }
 
-    /// Runs `f` on a read connection, on the blocking pool.
+    /// Runs `f` on the read connection `on`, on the blocking pool.
     ///
     /// # Errors
     ///
     /// `f`'s error, or [`ServerError::StoreClosed`].
-    async fn read<T, F>(&self, f: F) -> Result<T, ServerError>
+    async fn read<T, F>(&self, on: On, f: F) -> Result<T, ServerError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, ServerError> + Send + 'static,
     {
-        match self.reader()? {
+        match self.reader(on)? {
             Some(reader) => tokio::task::spawn_blocking(move || {
                 let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
                 f(&conn)
@@ -218,13 +241,14 @@ impl Sqlite {
         rx.await.map_err(|_| ServerError::StoreClosed)?
     }
 
-    /// [`Sqlite::read`] on the calling thread, which it blocks: for start-up.
+    /// [`Sqlite::read`] on the API's connection, on the calling thread,
+    /// which it blocks: for start-up.
     fn read_now<T, F>(&self, f: F) -> Result<T, ServerError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, ServerError> + Send + 'static,
     {
-        match self.reader()? {
+        match self.reader(On::Api)? {
             Some(reader) => {
                 let conn = reader.conn.lock().map_err(|_| ServerError::StoreClosed)?;
                 f(&conn)
@@ -263,8 +287,8 @@ impl Sqlite {
         }
         // The file lock goes with the last connection: now, unless a read
         // is still running.
-        let reader = self.reader.lock().ok().and_then(|mut r| r.take());
-        drop(reader);
+        let readers = self.readers.lock().ok().and_then(|mut r| r.take());
+        drop(readers);
     }
 }
 
@@ -287,7 +311,7 @@ impl Store for Sqlite {
     }
 
     fn player_by_token(&self, token_hash: TokenHash) -> StoreFuture<'_, Option<PlayerRow>> {
-        Box::pin(self.read(move |c| reads::player_by_token(c, token_hash)))
+        Box::pin(self.read(On::Lookups, move |c| reads::player_by_token(c, token_hash)))
     }
 
     fn game_record<'a>(
@@ -296,11 +320,13 @@ impl Store for Sqlite {
         asker: Option<&'a str>,
     ) -> StoreFuture<'a, Option<GameRecord>> {
         let (id, asker) = (id.to_owned(), asker.map(str::to_owned));
-        Box::pin(self.read(move |c| reads::game_record(c, &id, asker.as_deref())))
+        Box::pin(self.read(On::Api, move |c| {
+            reads::game_record(c, &id, asker.as_deref())
+        }))
     }
 
     fn recent_games(&self, query: GamesQuery) -> StoreFuture<'_, Vec<GameSummary>> {
-        Box::pin(self.read(move |c| reads::recent_games(c, &query)))
+        Box::pin(self.read(On::Api, move |c| reads::recent_games(c, &query)))
     }
 
     fn health(&self, limit: Duration) -> BoxFuture<'_, Result<(), String>> {
@@ -359,4 +385,43 @@ fn logged<T>(recovered: recover::Recovered<T>) -> Vec<T> {
         );
     }
     recovered.tables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sqlite::temp::TempDb;
+
+    /// A slow query of the HTTP API (a list of games walks down up to
+    /// 100,000 of them) holds its read connection; a returning player's
+    /// token look-up must not wait for it, or a flood of such requests
+    /// keeps players from reconnecting.
+    #[tokio::test]
+    async fn a_token_look_up_does_not_wait_for_the_apis_reads() {
+        let db = TempDb::new("lookups");
+        let store = Sqlite::open(&DbLocation::File(db.path()), Arc::new(Metrics::default()))
+            .expect("a new database");
+        let api = store
+            .reader(On::Api)
+            .expect("open")
+            .expect("a file has a read connection");
+        // A slow API query: a thread holds the API's connection until told.
+        let (held, is_held) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let query = std::thread::spawn(move || {
+            let _busy = api.conn.lock().expect("the API's read connection");
+            held.send(()).expect("the test waits");
+            let _ = released.recv();
+        });
+        is_held.recv().expect("the connection is held");
+        let found =
+            tokio::time::timeout(Duration::from_secs(5), store.player_by_token([7; 32])).await;
+        drop(release);
+        query.join().expect("the slow query ends");
+        let found = found
+            .expect("the look-up does not wait for the API's read")
+            .expect("a look-up");
+        assert!(found.is_none());
+        store.shut().await;
+    }
 }

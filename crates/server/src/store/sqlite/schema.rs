@@ -169,7 +169,9 @@ const MIGRATIONS: &[&str] = &[
 #[derive(Debug)]
 pub(super) struct Opened {
     pub(super) writer: Connection,
-    pub(super) reader: Option<Connection>,
+    /// The read connections (files only): the HTTP API's, and the token
+    /// look-ups'.
+    pub(super) readers: Option<[Connection; 2]>,
     pub(super) lock: Option<DbLock>,
 }
 
@@ -189,7 +191,7 @@ pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
         )),
         DbLocation::Memory => Ok(Opened {
             writer: Connection::open_in_memory()?,
-            reader: None,
+            readers: None,
             lock: None,
         }),
         DbLocation::File(path) => {
@@ -205,14 +207,17 @@ pub(super) fn open(location: &DbLocation) -> Result<Opened, ServerError> {
             }
             conn.pragma_update(None, "synchronous", "FULL")?;
             conn.busy_timeout(std::time::Duration::from_secs(5))?;
-            let reader = Connection::open_with_flags(
-                path,
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )?;
-            reader.busy_timeout(std::time::Duration::from_secs(5))?;
+            let reader = || -> Result<Connection, ServerError> {
+                let reader = Connection::open_with_flags(
+                    path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )?;
+                reader.busy_timeout(std::time::Duration::from_secs(5))?;
+                Ok(reader)
+            };
             Ok(Opened {
                 writer: conn,
-                reader: Some(reader),
+                readers: Some([reader()?, reader()?]),
                 lock: Some(lock),
             })
         }
