@@ -216,9 +216,11 @@ pub(crate) async fn asset(method: Method, uri: Uri, headers: HeaderMap) -> Respo
             .into_response();
     };
     if method != Method::GET && method != Method::HEAD {
+        // As the routes answer it: a JSON error saying what is accepted.
+        let refusal = crate::http::method_not_allowed(method).await;
         return (
-            StatusCode::METHOD_NOT_ALLOWED,
-            [(header::ALLOW, "GET, HEAD")],
+            [(header::ALLOW, HeaderValue::from_static("GET,HEAD"))],
+            refusal,
         )
             .into_response();
     }

@@ -257,6 +257,9 @@ async fn a_method_the_api_does_not_take_gets_405_with_a_json_error() {
         ("DELETE", "/api/games/0123"),
         ("PUT", "/api/analyze"),
         ("POST", "/healthz"),
+        // The files of the web UI too.
+        ("POST", "/js/main.js"),
+        ("OPTIONS", "/css/app.css"),
     ] {
         let res = server.request(method, path, &[]).await;
         assert_eq!(res.status, 405, "{method} {path}");
