@@ -342,3 +342,18 @@ async fn a_request_to_ws_that_is_not_a_handshake_is_told_what_it_lacks() {
     }
     server.stop().await;
 }
+
+/// The HTTP layer takes a request head of at most 100 header fields, as
+/// docs/protocol.md says: one more is refused with 431 before any route.
+#[tokio::test]
+async fn a_request_with_more_than_100_header_fields_gets_431() {
+    let server = Server::start().await;
+    // `request` sends `Host` and `Connection` besides these.
+    let names: Vec<String> = (0..99).map(|i| format!("X-Field-{i}")).collect();
+    let fields: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "1")).collect();
+    let at_most = server.request("GET", "/api/tables", &fields[..98]).await;
+    assert_eq!(at_most.status, 200);
+    let over = server.request("GET", "/api/tables", &fields).await;
+    assert_eq!(over.status, 431);
+    server.stop().await;
+}
