@@ -73,7 +73,7 @@ async function presetName(context, name) {
 export const test = base.extend({
   server: [
     async ({}, use, workerInfo) => {
-      const server = await startServer(`server-worker-${workerInfo.workerIndex}`);
+      const server = await startServer(`server-worker-${workerInfo.workerIndex}`, workerInfo.parallelIndex);
       await use(server);
       await server.stop();
     },

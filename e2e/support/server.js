@@ -17,14 +17,27 @@ export const ARTIFACTS = join(E2E_DIR, 'artifacts');
 const TARGET_DIR = resolve(E2E_DIR, '..', process.env.CARGO_TARGET_DIR ?? 'target');
 const BIN = process.env.OXO_BIN ?? join(TARGET_DIR, 'release/oxo');
 const START_TIMEOUT_MS = 20_000;
+// OXO_E2E_PORT: the first port of a range to listen on (worker n takes the
+// n-th port after it), for a machine where ports are shared out; without
+// it, each server takes a free port the system picks.
+const PORT_BASE = process.env.OXO_E2E_PORT ? Number(process.env.OXO_E2E_PORT) : null;
 
-export async function startServer(label = 'server') {
+/**
+ * Starts a server; `index` picks its port within OXO_E2E_PORT's range.
+ * @param {string} label
+ * @param {number} index
+ */
+export async function startServer(label = 'server', index = 0) {
+  if (PORT_BASE !== null && !(Number.isInteger(PORT_BASE) && PORT_BASE > 0 && PORT_BASE + index < 65536)) {
+    throw new Error(`OXO_E2E_PORT=${process.env.OXO_E2E_PORT} is not a port: give a whole number from 1 to 65535`);
+  }
+  const port = PORT_BASE === null ? 0 : PORT_BASE + index;
   if (!existsSync(BIN)) {
     throw new Error(`${BIN} is missing: build it first with \`cargo build --release -p oxo\``);
   }
   const dir = mkdtempSync(join(tmpdir(), 'oxo-e2e-'));
   const db = join(dir, 'oxo.db');
-  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--db', db, '--new-players-per-minute', '600'], {
+  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--db', db, '--new-players-per-minute', '600'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });
