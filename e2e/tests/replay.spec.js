@@ -96,3 +96,43 @@ test('a replay link whose move is not a whole number opens the game at its end',
   await stranger.goto(`${gameUrl}?ply=99`);
   await expect(stranger.locator('#position')).toHaveText('Move 5 of 5');
 });
+
+test('stepping to either end with the buttons keeps the focus on the button pressed', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
+    await play(page, sq, mark);
+  }
+  await page.getByRole('link', { name: 'Open replay' }).click();
+  const position = page.locator('#position');
+  await expect(position).toHaveText('Move 5 of 5');
+
+  // A keyboard user presses First: the replay is at its start, and the
+  // focus stays where it was (not dropped on the page, where a screen
+  // reader starts over from the top).
+  const first = page.getByRole('button', { name: 'First', exact: true });
+  await first.focus();
+  await page.keyboard.press('Enter');
+  await expect(position).toHaveText('Start — 5 moves');
+  await expect(first).toBeFocused();
+  await expect(first).toBeDisabled();
+  // Pressed again at the start it does nothing.
+  await page.keyboard.press('Enter');
+  await expect(position).toHaveText('Start — 5 moves');
+
+  // Forward, pressed to the end.
+  const forward = page.getByRole('button', { name: 'Forward', exact: true });
+  await forward.focus();
+  for (let i = 1; i <= 5; i += 1) {
+    await page.keyboard.press('Enter');
+    await expect(position).toHaveText(`Move ${i} of 5`);
+  }
+  await expect(forward).toBeFocused();
+  await expect(forward).toBeDisabled();
+  await page.keyboard.press('Enter');
+  await expect(position).toHaveText('Move 5 of 5');
+  // Tab goes on from there, to Last.
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'Last', exact: true })).toBeFocused();
+});

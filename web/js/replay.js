@@ -167,8 +167,11 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     renderBetter(p);
     board.el.classList.toggle('is-over', atEnd);
     positionEl.textContent = ply === 0 ? `Start — ${plural(total(), 'move')}` : `Move ${ply} of ${total()}`;
-    firstBtn.disabled = backBtn.disabled = ply === 0;
-    fwdBtn.disabled = lastBtn.disabled = ply === total();
+    // Not `disabled`: a button that turns disabled drops the focus of the
+    // keyboard user who just pressed it to the page. `go` keeps within the
+    // game, so pressing one at its end does nothing.
+    for (const btn of [firstBtn, backBtn]) btn.setAttribute('aria-disabled', String(ply === 0));
+    for (const btn of [fwdBtn, lastBtn]) btn.setAttribute('aria-disabled', String(ply === total()));
     for (const li of /** @type {NodeListOf<HTMLElement>} */ (logEl.querySelectorAll('[data-ply]'))) {
       const on = Number(li.dataset.ply) === ply;
       li.classList.toggle('is-current', on);
