@@ -78,3 +78,20 @@ test('a spectator of an open table from the lobby can take the seat', async ({ p
   await expect(status(page)).toHaveText(new RegExp(`^(Your turn \\(.\\)|Waiting for ${name}…)$`));
   await expect(page.getByRole('button', { name: 'Take the seat' })).toBeHidden();
 });
+
+test('a spectator who takes the seat from the keyboard lands on the board', async ({ page, player }) => {
+  const bob = await player('Bob');
+  await bob.goto('/');
+  await bob.getByRole('button', { name: 'Create a table' }).click();
+  await expect(bob).toHaveURL(/\/t\/[^/]+$/);
+  await page.goto(`${bob.url()}?watch`);
+  await expect(status(page)).toHaveText('Bob is waiting for an opponent');
+  const take = page.getByRole('button', { name: 'Take the seat' });
+  await take.focus();
+  await page.keyboard.press('Enter');
+  await expect(take).toBeHidden();
+  await expect(status(page)).toHaveText(/^(Your turn \(.\)|Waiting for Bob…)$/);
+  // Not dropped on the page with the button that went: the board, where
+  // the game now is, has the focus.
+  await expect(page.locator('.board .cell:focus')).toHaveCount(1);
+});

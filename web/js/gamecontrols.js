@@ -80,12 +80,21 @@ export function gameControls({ tableId, presence }) {
     newGameButton,
   );
 
+  // Taking the seat: the button takes no second click meanwhile. Not
+  // `disabled`, which would drop the focus to the page: it stays on the
+  // button, for the board to take once we are seated (see the page's
+  // `onTable`).
+  let seating = false;
+
   async function takeSeat() {
-    takeSeatButton.disabled = true;
+    if (seating) return;
+    seating = true;
+    takeSeatButton.setAttribute('aria-disabled', 'true');
     try {
       await presence.takeSeat();
     } finally {
-      takeSeatButton.disabled = false;
+      seating = false;
+      takeSeatButton.removeAttribute('aria-disabled');
     }
   }
 
