@@ -149,3 +149,29 @@ test('a spectator whose stopping fails still sees "Stop watching"', async ({ pag
   await stop.click();
   await expect(fay).toHaveURL(/\/$/);
 });
+
+test('a game that cannot be started leaves the keyboard focus on the button pressed', async ({ page }) => {
+  const net = await refusingSocket(page);
+  await page.goto('/');
+  net.refuse('create_table', 'internal', FAILED);
+  // From the home page: Play the computer, pressed from the keyboard.
+  const play = page.getByRole('button', { name: 'Play the computer' });
+  await play.focus();
+  await page.keyboard.press('Enter');
+  await expect(toastEl(page)).toHaveText(FAILED);
+  await expect(play).toBeFocused();
+  await expect(play).toBeEnabled();
+
+  // From a game against the computer: New game, pressed twice.
+  net.allow('create_table');
+  await midBotGame(page);
+  net.refuse('create_table', 'internal', FAILED);
+  const newGame = page.locator('#new-game');
+  await newGame.focus();
+  await page.keyboard.press('Enter');
+  await expect(newGame).toHaveText('Forfeit and start a new game?');
+  await page.keyboard.press('Enter');
+  await expect(toastEl(page)).toHaveText(FAILED);
+  await expect(newGame).toBeFocused();
+  await expect(newGame).toBeEnabled();
+});

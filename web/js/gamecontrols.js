@@ -125,10 +125,14 @@ export function gameControls({ tableId, presence }) {
     presence.request({ type: 'forfeit' }).catch((err) => toast(err.message));
   }
 
+  // Not `disabled` while the new game is on its way, which would drop the
+  // focus to the page: if it fails, the keyboard user is still on the
+  // button.
   async function newGame() {
-    newGameButton.disabled = true;
+    if (newGameButton.getAttribute('aria-disabled') === 'true') return;
+    newGameButton.setAttribute('aria-disabled', 'true');
     // On success the page goes, and the button with it.
-    if (!(await presence.newGame(next))) newGameButton.disabled = false;
+    if (!(await presence.newGame(next))) newGameButton.removeAttribute('aria-disabled');
   }
 
   /**

@@ -65,15 +65,17 @@ export function mountHome(main) {
     // a table asked for now would open much later, unannounced.
     if (busy || conn.status === 'offline') return;
     busy = true;
-    button.toggleAttribute('disabled', true);
+    // Not `disabled`, which would drop the focus to the page: if creating
+    // fails, the keyboard user is still on the button, to try again.
+    button.setAttribute('aria-disabled', 'true');
     button.classList.add('is-busy');
     try {
       const id = await conn.createTable(options);
       navigate(`/t/${encodeURIComponent(id)}`);
     } catch (err) {
       toast(err.message);
-      button.toggleAttribute('disabled', false);
       button.classList.remove('is-busy');
+      showStatus(conn.status);
     } finally {
       busy = false;
     }
