@@ -5,13 +5,7 @@ import { test, expect } from '../support/fixtures.js';
 import { cell, boardOf, play, winCellsOf } from '../support/game.js';
 
 test('the replay page steps through a finished game', async ({ page, player }) => {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Start pass and play' }).click();
-  await expect(page).toHaveURL(/\/t\/[^/]+$/);
-  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
-    await play(page, sq, mark);
-  }
-  await page.getByRole('link', { name: 'Open replay' }).click();
+  await replayOfAWin(page);
   await expect(page).toHaveURL(/\/games\/[^/?]+/);
 
   const position = page.locator('#position');
@@ -69,13 +63,7 @@ test('the replay page steps through a finished game', async ({ page, player }) =
 });
 
 test('a replay link whose move is not a whole number opens the game at its end', async ({ page, player }) => {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Start pass and play' }).click();
-  await expect(page).toHaveURL(/\/t\/[^/]+$/);
-  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
-    await play(page, sq, mark);
-  }
-  await page.getByRole('link', { name: 'Open replay' }).click();
+  await replayOfAWin(page);
   await expect(page).toHaveURL(/\/games\/[^/?]+/);
   const gameUrl = page.url().replace(/\?.*$/, '');
 
@@ -98,13 +86,7 @@ test('a replay link whose move is not a whole number opens the game at its end',
 });
 
 test('stepping to either end with the buttons keeps the focus on the button pressed', async ({ page }) => {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Start pass and play' }).click();
-  await expect(page).toHaveURL(/\/t\/[^/]+$/);
-  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
-    await play(page, sq, mark);
-  }
-  await page.getByRole('link', { name: 'Open replay' }).click();
+  await replayOfAWin(page);
   const position = page.locator('#position');
   await expect(position).toHaveText('Move 5 of 5');
 
@@ -136,3 +118,14 @@ test('stepping to either end with the buttons keeps the focus on the button pres
   await page.keyboard.press('Tab');
   await expect(page.getByRole('button', { name: 'Last', exact: true })).toBeFocused();
 });
+
+/** Plays X to a win on the diagonal in pass and play, then opens its replay. */
+async function replayOfAWin(page) {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Start pass and play' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  for (const [sq, mark] of [['a1', 'X'], ['b1', 'O'], ['b2', 'X'], ['c1', 'O'], ['c3', 'X']]) {
+    await play(page, sq, mark);
+  }
+  await page.getByRole('link', { name: 'Open replay' }).click();
+}

@@ -78,13 +78,7 @@ fn a_reconnect_in_the_lobby_stays_there_and_the_tables_held_are_listed_to_open()
     assert!(o.table.is_none(), "the lobby stays after a reconnect");
     // Enter on the second held table opens it (join_table re-attaches).
     press(&mut o, "j\n");
-    assert_eq!(
-        sent(&mut rx),
-        [ClientMsg::JoinTable {
-            table_id: "h2".into(),
-            seat: None
-        }]
-    );
+    assert_eq!(sent(&mut rx), join_of("h2"));
     table_msg(&mut o, &mine_waiting("h2"));
     assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("h2"));
     // Back in the lobby, the open table is still below the held ones.
@@ -92,14 +86,7 @@ fn a_reconnect_in_the_lobby_stays_there_and_the_tables_held_are_listed_to_open()
     assert!(o.table.is_none());
     sent(&mut rx);
     press(&mut o, "j\n");
-    assert_eq!(
-        sent(&mut rx),
-        [ClientMsg::JoinTable {
-            table_id: "t9".into(),
-            seat: None
-        }],
-        "h2 was left: h1, then t9"
-    );
+    assert_eq!(sent(&mut rx), join_of("t9"), "h2 was left: h1, then t9");
 }
 
 #[test]
@@ -132,11 +119,13 @@ fn a_public_table_of_mine_is_listed_once_as_mine() {
     assert_eq!(o.lobby_rows(), 2);
     // The second row is the other table.
     press(&mut o, "j\n");
-    assert_eq!(
-        sent(&mut rx),
-        [ClientMsg::JoinTable {
-            table_id: "t9".into(),
-            seat: None
-        }]
-    );
+    assert_eq!(sent(&mut rx), join_of("t9"));
+}
+
+/// What Enter on the lobby's row of table `id` sends.
+fn join_of(id: &str) -> [ClientMsg; 1] {
+    [ClientMsg::JoinTable {
+        table_id: id.into(),
+        seat: None,
+    }]
 }
