@@ -5,6 +5,8 @@
 //! longest first, then the least needed go; `?` (the help that lists them all) and `q`
 //! stay longest.
 
+use oxo_protocol::TableStatus;
+
 use super::state::{Online, has_free_seat};
 use crate::text;
 
@@ -64,10 +66,17 @@ fn all(o: &Online) -> Vec<Key> {
             keys.push(same(4, "m chat"));
             keys.push(same(2, "Esc leave"));
         }
-        Some(_) => {
-            keys.push(key(2, "arrows/hjkl + Enter or 1-9 play", "1-9 play"));
-            keys.push(same(3, "r rematch"));
-            keys.push(same(5, "f forfeit"));
+        // At my seat: what the round allows now (no move once it is
+        // over, no rematch while it runs), then chat and leave.
+        Some(t) => {
+            match t.status {
+                TableStatus::InProgress => {
+                    keys.push(key(2, "arrows/hjkl + Enter or 1-9 play", "1-9 play"));
+                    keys.push(same(5, "f forfeit"));
+                }
+                TableStatus::RoundOver => keys.push(same(2, "r rematch")),
+                TableStatus::Waiting | TableStatus::Closed => {}
+            }
             keys.push(same(6, "m chat"));
             keys.push(same(4, "Esc leave"));
         }

@@ -96,3 +96,27 @@ fn a_long_result_shows_whole_at_the_smallest_size() {
     // The status's last words: what to press next.
     assert!(screen.contains("rematch"), "{screen}");
 }
+
+#[test]
+fn the_keys_row_says_what_a_seat_can_do_now_at_the_smallest_size() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    let last = |o: &super::Online| {
+        let (_, screen) = draw(o, 32, 12);
+        screen.lines().last().unwrap_or_default().to_owned()
+    };
+    let playing = last(&o);
+    assert!(playing.contains("1-9 play"), "{playing}");
+    assert!(
+        !playing.contains("rematch"),
+        "no rematch during a round: {playing}"
+    );
+    won(&mut o);
+    let over = last(&o);
+    assert!(over.contains("r rematch"), "{over}");
+    assert!(
+        !over.contains("1-9 play"),
+        "no move after the round: {over}"
+    );
+}
