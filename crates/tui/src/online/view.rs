@@ -18,7 +18,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use super::help::render_help;
 use super::keys::key_rows;
 use super::lobby::render_lobby;
-use super::state::Online;
+use super::state::{Online, has_free_seat};
 use super::status::status;
 use crate::app::{MIN_HEIGHT, MIN_WIDTH, TITLE_HEIGHT};
 use crate::text::{self, truncate, wrap_whole};
@@ -69,7 +69,11 @@ impl Widget for &Online {
                     .then_some(self.cursor),
                 last: table.moves.last().copied(),
                 win: table.outcome.map_or(Bitboard::EMPTY, |o| o.cells()),
-                over: table.status != TableStatus::InProgress,
+                // Empty cells show the numbers that play them, only to
+                // someone who can: not after the round, nor to a spectator
+                // with no seat to take.
+                over: table.status != TableStatus::InProgress
+                    || (me.is_none() && !has_free_seat(table)),
                 values: [None; 9],
             };
             render_board(&marks, &view, size, rect, self.theme, buf);

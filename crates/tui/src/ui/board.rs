@@ -72,7 +72,8 @@ pub(crate) struct CellView {
     pub(crate) last: Option<Square>,
     /// The winning line's cells.
     pub(crate) win: Bitboard,
-    /// Whether the round is over (empty cells stay blank).
+    /// Whether empty cells stay blank: the round is over, or the one
+    /// looking cannot move there.
     pub(crate) over: bool,
     /// The perfect-play values shown in empty cells.
     pub(crate) values: [Option<Value>; 9],

@@ -129,3 +129,21 @@ fn join_of(id: &str) -> [ClientMsg; 1] {
         seat: None,
     }]
 }
+
+#[test]
+fn a_spectator_with_no_seat_to_take_sees_no_cell_numbers() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    // Ann plays Bob; I watch.
+    table_msg(&mut o, &state("t1", "ann"));
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("watching"), "{screen}");
+    assert!(
+        !screen.contains("  5  "),
+        "no number to press in an empty cell\n{screen}"
+    );
+    // Seated, I press them: they show.
+    table_msg(&mut o, &state("t1", "me"));
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("  5  "), "{screen}");
+}
