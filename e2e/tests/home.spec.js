@@ -33,7 +33,12 @@ test('the display name is remembered and can be changed', async ({ page }) => {
 });
 
 test('a refused name is said to screen readers, on the field that holds it', async ({ page }) => {
+  // Connected first: a name saved while connecting is answered later (the
+  // test below).
+  const welcomed = page.waitForEvent('websocket').then((ws) =>
+    ws.waitForEvent('framereceived', { predicate: (f) => String(f.payload).includes('"type":"welcome"') }));
   await page.goto('/');
+  await welcomed;
   await expect(page.locator('#me-name')).toHaveText('Alice');
   await page.getByRole('button', { name: 'Change name' }).click();
   const dialog = page.getByRole('dialog', { name: 'Your name' });
@@ -133,6 +138,30 @@ test('a name changed while the page is still connecting is kept', async ({ page 
   await expect(page.locator('.name-now')).toHaveText('Zed the Great');
   await page.getByRole('button', { name: 'Create a table' }).click();
   await expect(page.locator('.player[data-seat="X"] .player-name')).toHaveText('Zed the Great');
+});
+
+test('a name saved while connecting and refused once connected is said, and the old name stays', async ({ page }) => {
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => server.send(m));
+    server.onMessage(async (m) => {
+      if (typeof m === 'string' && m.includes('"type":"welcome"')) await held;
+      ws.send(m);
+    });
+  });
+  await page.goto('/');
+  await expect(page.locator('#me-name')).toHaveText('Alice');
+  await page.getByRole('button', { name: 'Change name' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Your name' });
+  await dialog.getByRole('textbox').fill('Impossible');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  release();
+  await expect(dialog.getByRole('alert')).toHaveText(/computer player/);
+  await expect(page.locator('#me-name')).toHaveText('Alice');
+  await expect(page.locator('.name-now')).toHaveText('Alice');
 });
 
 test('the lists of the home page keep the keyboard focus when they change', async ({ page, player }) => {

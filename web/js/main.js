@@ -141,6 +141,14 @@ function showStatus(status) {
 
 conn.on('status', showStatus);
 conn.on('welcome', showName);
+// A name chosen while connecting, refused once connected: the name the
+// server kept shows again, and the dialog says why.
+conn.on('name_refused', (err) => {
+  showName();
+  document.dispatchEvent(new CustomEvent('oxo:name-changed'));
+  openNameDialog();
+  showNameError(err.message);
+});
 conn.on('closing', () => toast('The server is restarting; reconnecting…', { kind: 'info' }));
 conn.on('error', (msg) => toast(msg.message));
 window.addEventListener('online', () => conn.nudge());

@@ -48,7 +48,8 @@ import { PROTOCOL_VERSION } from './limits.js';
 
 /**
  * What a `Connection` emits: its status, the `welcome` of each connection,
- * the server's events, and refusals that no request waits for.
+ * the server's events, refusals that no request waits for, and the
+ * refusal of a name chosen while connecting (`name_refused`).
  * @typedef {{
  *   status: Status,
  *   welcome: ServerMsgWelcome,
@@ -58,6 +59,7 @@ import { PROTOCOL_VERSION } from './limits.js';
  *   lobby: import('./protocol.js').ServerMsgLobby,
  *   closing: import('./protocol.js').ServerMsgClosing,
  *   error: ServerMsgError,
+ *   name_refused: ServerError,
  * }} ConnectionEvents
  */
 
@@ -288,7 +290,16 @@ export class Connection extends Emitter {
         this.transmit(id, p.msg);
       }
     }
-    if (renamed !== null) this.request({ type: 'set_name', name: renamed }).catch(() => {});
+    if (renamed !== null) {
+      this.request({ type: 'set_name', name: renamed }).catch((err) => {
+        // Refused (a name nobody may take): the welcome's name stands, and
+        // the page says why.
+        if (!(err instanceof ServerError) || err.code !== 'invalid_name') return;
+        store.setName(msg.name);
+        this.name = msg.name;
+        this.emit('name_refused', err);
+      });
+    }
     this.emit('welcome', msg);
   }
 
