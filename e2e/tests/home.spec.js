@@ -117,21 +117,9 @@ test('a token the server does not know starts a fresh session', async ({ page })
 
 test('a name changed while the page is still connecting is kept', async ({ page }) => {
   // The server's welcome is held back until the name has changed.
-  let release;
-  const held = new Promise((resolve) => { release = resolve; });
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    const server = ws.connectToServer();
-    ws.onMessage((m) => server.send(m));
-    server.onMessage(async (m) => {
-      if (typeof m === 'string' && m.includes('"type":"welcome"')) await held;
-      ws.send(m);
-    });
-  });
+  const release = await holdWelcome(page);
   await page.goto('/');
-  await page.getByRole('button', { name: 'Change name' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Your name' });
-  await dialog.getByRole('textbox').fill('Zed the Great');
-  await dialog.getByRole('button', { name: 'Save' }).click();
+  const dialog = await saveName(page, 'Zed the Great');
   await expect(dialog).toBeHidden();
   release();
   // The welcome (with the old name) does not undo it, here or on the server.
@@ -141,22 +129,10 @@ test('a name changed while the page is still connecting is kept', async ({ page 
 });
 
 test('a name saved while connecting and refused once connected is said, and the old name stays', async ({ page }) => {
-  let release;
-  const held = new Promise((resolve) => { release = resolve; });
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    const server = ws.connectToServer();
-    ws.onMessage((m) => server.send(m));
-    server.onMessage(async (m) => {
-      if (typeof m === 'string' && m.includes('"type":"welcome"')) await held;
-      ws.send(m);
-    });
-  });
+  const release = await holdWelcome(page);
   await page.goto('/');
   await expect(page.locator('#me-name')).toHaveText('Alice');
-  await page.getByRole('button', { name: 'Change name' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Your name' });
-  await dialog.getByRole('textbox').fill('Impossible');
-  await dialog.getByRole('button', { name: 'Save' }).click();
+  const dialog = await saveName(page, 'Impossible');
   await expect(dialog).toBeHidden();
   release();
   await expect(dialog.getByRole('alert')).toHaveText(/computer player/);
@@ -199,3 +175,31 @@ test('the open tables are not read out whole to screen readers at every change',
   );
   expect(live).toBeNull();
 });
+
+/**
+ * Holds the server's `welcome` back from the page until the returned
+ * function is called.
+ * @returns {Promise<() => void>}
+ */
+async function holdWelcome(page) {
+  let release = () => {};
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => server.send(m));
+    server.onMessage(async (m) => {
+      if (typeof m === 'string' && m.includes('"type":"welcome"')) await held;
+      ws.send(m);
+    });
+  });
+  return () => release();
+}
+
+/** Saves `name` in the name dialog; returns the dialog. */
+async function saveName(page, name) {
+  await page.getByRole('button', { name: 'Change name' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Your name' });
+  await dialog.getByRole('textbox').fill(name);
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  return dialog;
+}
