@@ -117,6 +117,9 @@ fn cluster_short() {
     };
     let report = run(&cluster, config(4, 20, 11));
     assert!(report.passed(), "{report}");
+    // A kill, a pause and a clean stop at least (the first three faults).
+    assert!(report.crash.kills >= 1 && report.pauses >= 1, "{report}");
+    assert!(report.clean_stops >= 1, "{report}");
     assert_eq!(report.crash.lost_moves, 0);
     assert!(report.crash.acknowledged_moves > 0);
 }

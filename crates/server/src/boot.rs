@@ -104,6 +104,9 @@ impl AppState {
     /// checkpoints and closes. Nothing is lost: every acknowledged change is
     /// already durable, and unfinished tables resume at the next start.
     pub async fn shutdown(&self) {
+        // The nodes to hand the tables to: those heard from until now (the
+        // heartbeats stop with the rest).
+        let heirs = self.heirs();
         self.shared.shutdown.cancel();
         self.shared.tasks.close();
         if tokio::time::timeout(
@@ -115,7 +118,23 @@ impl AppState {
         {
             tracing::warn!("shutdown timed out waiting for connections and tables");
         }
+        if !heirs.is_empty() {
+            match self.shared.store.hand_over(heirs.clone()).await {
+                Ok(tables) => tracing::info!(tables, nodes = ?heirs, "handed the tables over"),
+                Err(e) => tracing::warn!(error = %e, "could not hand the tables over"),
+            }
+        }
         self.shared.store.close().await;
+    }
+
+    /// In a cluster with a bus, the other nodes heard from within a lease:
+    /// a clean stop hands them this node's tables in turn (see
+    /// [`Store::hand_over`]). With none, closing the store lets go of the
+    /// leases, and whichever node claims first takes them.
+    fn heirs(&self) -> Vec<u16> {
+        self.shared.bus.get().map_or_else(Vec::new, |link| {
+            link.peers.live(link.node, self.shared.config.lease_ttl)
+        })
     }
 }
 

@@ -133,11 +133,12 @@ async fn renew(shared: &Shared, node: &Node, began: Instant) -> bool {
             let held: HashMap<i64, i64> = held.into_iter().collect();
             stop_lost(shared, shared.tables.lost(&held, began)).await;
             // Tables this node holds but does not run (one stopped after a
-            // failed commit): resumed from the database.
+            // failed commit, or handed over by a node that stopped):
+            // resumed from the database.
             let idle = shared.tables.not_running(&held);
             if !idle.is_empty() {
                 match shared.store.load_held(idle).await {
-                    Ok(saved) => resume(shared, saved),
+                    Ok(saved) => take_up(shared, saved).await,
                     Err(e) => tracing::warn!(error = %e, "could not reload tables"),
                 }
             }
@@ -258,12 +259,8 @@ async fn claim(shared: &Shared, all: bool) -> Claimed {
             let n = saved.len();
             if n > 0 {
                 shared.metrics.taken_over.fetch_add(n as u64, Relaxed);
-                let ids: Vec<Arc<str>> = saved.iter().map(|t| Arc::clone(&t.row.id)).collect();
-                resume(shared, saved);
+                take_up(shared, saved).await;
                 tracing::info!(tables = n, "took over tables");
-                if let Some(link) = shared.bus.get() {
-                    crate::bus::announce_taken(link, ids).await;
-                }
             }
             if n >= CLAIM_BATCH {
                 Claimed::More
@@ -275,6 +272,16 @@ async fn claim(shared: &Shared, all: bool) -> Claimed {
             tracing::warn!(error = %e, "could not claim tables");
             Claimed::Done
         }
+    }
+}
+
+/// Resumes `saved`, tables this node now holds, and with a bus tells the
+/// other nodes, whose clients at them re-sync and find them here.
+async fn take_up(shared: &Shared, saved: Vec<SavedTable>) {
+    let ids: Vec<Arc<str>> = saved.iter().map(|t| Arc::clone(&t.row.id)).collect();
+    resume(shared, saved);
+    if let Some(link) = shared.bus.get() {
+        crate::bus::announce_taken(link, ids).await;
     }
 }
 

@@ -110,6 +110,8 @@ pub(crate) struct Metrics {
     pub(crate) unavailable: AtomicU64,
     /// 1 while this node is connected to its cluster's bus.
     pub(crate) bus_up: AtomicU64,
+    /// Other nodes heard from on the bus within a lease (their heartbeats).
+    pub(crate) bus_peers: AtomicU64,
     /// Requests and attachments this node forwarded over the bus to the
     /// node that runs their table.
     pub(crate) forwarded: AtomicU64,
@@ -268,6 +270,12 @@ impl Metrics {
             "oxo_bus_up",
             "1 while this node is connected to its cluster's bus (NATS).",
             &self.bus_up,
+        );
+        gauge(
+            &mut out,
+            "oxo_bus_peers",
+            "Other nodes heard from on the bus within a lease: those a clean stop hands this node's tables to.",
+            &self.bus_peers,
         );
         counter(
             &mut out,

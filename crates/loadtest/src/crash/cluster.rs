@@ -1,16 +1,18 @@
 //! The cluster crash test (`scripts/cluster-test`): games played through
 //! HAProxy while the nodes of a `scripts/cluster` are killed (`kill -9`,
-//! then restarted), paused (SIGSTOP for longer than a lease, then SIGCONT),
-//! and PostgreSQL and the bus are restarted once each; then every
+//! then restarted), paused (SIGSTOP for longer than a lease, then SIGCONT)
+//! or stopped cleanly (SIGTERM, which hands their tables over, then
+//! started again), and PostgreSQL and the bus are restarted once each; then every
 //! acknowledged move is looked for in the records, as in the single-server
 //! crash test.
 //!
 //! The faults go through `scripts/cluster` (its `kill`, `pause`, `resume`,
-//! `restart`, `restart-db` and `restart-bus` commands), so they act only on
-//! what it started. The first fault kills the busiest node (the one running
-//! the most tables, by its `oxo_tables` gauge; without a bus, the leader),
-//! the second pauses it; after that half of the faults hit the busiest
-//! node, and a third are pauses.
+//! `stop`, `restart`, `restart-db` and `restart-bus` commands), so they act
+//! only on what it started. The first fault kills the busiest node (the one
+//! running the most tables, by its `oxo_tables` gauge; without a bus, the
+//! leader), the second pauses it, the third stops it cleanly; after that
+//! half of the faults hit the busiest node, a third are pauses and a sixth
+//! clean stops.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -34,7 +36,7 @@ pub struct ClusterConfig {
     /// The cluster's state directory (`OXO_CLUSTER_DIR`), where the script
     /// keeps its URL, ports and PIDs.
     pub state_dir: PathBuf,
-    /// Node faults (kills and pauses together).
+    /// Node faults (kills, pauses and clean stops together).
     pub faults: u32,
     /// Concurrent games.
     pub games: usize,
@@ -63,6 +65,9 @@ pub struct ClusterReport {
     pub crash: CrashReport,
     /// SIGSTOPs longer than a lease.
     pub pauses: u32,
+    /// Clean stops (SIGTERM), each followed by a start.
+    #[serde(default)]
+    pub clean_stops: u32,
     /// PostgreSQL restarts.
     pub db_restarts: u32,
     /// Bus (NATS) restarts (`scripts/cluster restart-bus`; nothing to
@@ -88,12 +93,13 @@ impl ClusterReport {
     pub fn line(&self) -> String {
         let c = &self.crash;
         format!(
-            "oxo cluster test {}: kills {}, pauses {}, db restarts {}, bus restarts {}, \
+            "oxo cluster test {}: kills {}, pauses {}, clean stops {}, db restarts {}, bus restarts {}, \
              acknowledged moves {}, lost {}, duplicated or illegal games {}, \
              stale writes refused {}, tables taken over {}",
             if self.passed() { "PASSED" } else { "FAILED" },
             c.kills,
             self.pauses,
+            self.clean_stops,
             self.db_restarts,
             self.bus_restarts,
             c.acknowledged_moves,
@@ -203,6 +209,17 @@ impl Cluster<'_> {
     }
 }
 
+/// A fault done to a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    /// `kill -9`, then a start.
+    Kill,
+    /// SIGSTOP for longer than a lease, then SIGCONT.
+    Pause,
+    /// SIGTERM (the node hands its tables over), then a start.
+    Stop,
+}
+
 const STALE_WRITES: &str = "oxo_stale_writes_refused_total";
 const TAKEN_OVER: &str = "oxo_tables_taken_over_total";
 
@@ -261,29 +278,41 @@ pub async fn cluster_test(
         };
         let acked = games.acknowledged();
         let n = node.to_string();
-        let pause = match fault {
-            0 => false,
-            1 => true,
-            _ => rng.chance(1, 3),
+        let fault = match fault {
+            0 => Fault::Kill,
+            1 => Fault::Pause,
+            2 => Fault::Stop,
+            _ if rng.chance(1, 3) => Fault::Pause,
+            _ if rng.chance(1, 4) => Fault::Stop,
+            _ => Fault::Kill,
         };
-        if pause {
-            cluster.run(&["pause", &n]).await?;
-            tokio::time::sleep(config.pause).await;
-            cluster.run(&["resume", &n]).await?;
-            report.pauses += 1;
-            log(&format!(
-                "paused node {n}{who} for {:?}; {acked} moves acknowledged before",
-                config.pause
-            ));
-        } else {
-            cluster.count(node, &mut report).await;
-            cluster.run(&["kill", &n]).await?;
-            tokio::time::sleep(config.down).await;
-            cluster.run(&["restart", &n]).await?;
-            report.crash.kills += 1;
-            log(&format!(
-                "killed node {n}{who} and restarted it; {acked} moves acknowledged before"
-            ));
+        match fault {
+            Fault::Pause => {
+                cluster.run(&["pause", &n]).await?;
+                tokio::time::sleep(config.pause).await;
+                cluster.run(&["resume", &n]).await?;
+                report.pauses += 1;
+                log(&format!(
+                    "paused node {n}{who} for {:?}; {acked} moves acknowledged before",
+                    config.pause
+                ));
+            }
+            Fault::Kill | Fault::Stop => {
+                cluster.count(node, &mut report).await;
+                let (how, done) = if fault == Fault::Kill {
+                    report.crash.kills += 1;
+                    ("kill", "killed")
+                } else {
+                    report.clean_stops += 1;
+                    ("stop", "stopped (SIGTERM)")
+                };
+                cluster.run(&[how, &n]).await?;
+                tokio::time::sleep(config.down).await;
+                cluster.run(&["restart", &n]).await?;
+                log(&format!(
+                    "{done} node {n}{who} and started it again; {acked} moves acknowledged before"
+                ));
+            }
         }
     }
 

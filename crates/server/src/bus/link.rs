@@ -16,6 +16,7 @@ use async_nats::RequestErrorKind;
 use axum::extract::ws::Utf8Bytes;
 use futures_util::future::BoxFuture;
 
+use super::peers::Peers;
 use super::wire::{self, Ack, FrameHeader, FrameKind, RemoteCmd, ToTable, Who};
 use crate::accounts::Account;
 use crate::close;
@@ -60,6 +61,8 @@ pub(crate) struct Link {
     ask_timeout: Duration,
     metrics: Arc<Metrics>,
     locals: Mutex<HashMap<u64, Local>>,
+    /// The other nodes, as their heartbeats tell.
+    pub(crate) peers: Peers,
 }
 
 impl Link {
@@ -77,6 +80,7 @@ impl Link {
             ask_timeout,
             metrics,
             locals: Mutex::default(),
+            peers: Peers::default(),
         }
     }
 

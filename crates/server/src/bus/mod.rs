@@ -22,13 +22,14 @@
 
 pub(crate) mod link;
 pub(crate) mod owner;
+pub(crate) mod peers;
 #[cfg(test)]
 pub(crate) mod testbus;
 pub(crate) mod wire;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -198,7 +199,6 @@ async fn heartbeats(
     mut sub: async_nats::Subscriber,
 ) {
     let lease = shared.config.lease_ttl;
-    let seen: Mutex<HashMap<u16, (u64, Instant)>> = Mutex::default();
     let mut tick = tokio::time::interval(lease / 3);
     let me = Alive {
         node: link.node,
@@ -210,15 +210,17 @@ async fn heartbeats(
                 if let Ok(payload) = serde_json::to_vec(&me) {
                     let _ = link.client.publish(wire::ALIVE, payload.into()).await;
                 }
+                let live = link.peers.live(link.node, lease).len();
+                shared.metrics.bus_peers.store(live as u64, Relaxed);
                 let now = Instant::now();
                 let gone = |node: u16, run: u64, made: Instant| {
-                    match seen.lock().unwrap_or_else(PoisonError::into_inner).get(&node) {
+                    match link.peers.last(node) {
                         // Silent for two leases.
-                        Some(&(r, at)) if r == run => now.duration_since(at) > lease * 2,
+                        Some((r, at)) if r == run => now.duration_since(at) > lease * 2,
                         // Heard from in another run: restarted since the
                         // proxy was made (or the proxy is of the new run,
                         // not heard from yet: given two leases).
-                        Some(&(_, at)) => at > made || now.duration_since(made) > lease * 2,
+                        Some((_, at)) => at > made || now.duration_since(made) > lease * 2,
                         // Never heard from: given two leases from the
                         // proxy's making (this node may have just started).
                         None => now.duration_since(made) > lease * 2,
@@ -232,9 +234,7 @@ async fn heartbeats(
             msg = sub.next() => {
                 let Some(msg) = msg else { return };
                 if let Ok(alive) = serde_json::from_slice::<Alive>(&msg.payload) {
-                    seen.lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(alive.node, (alive.run, Instant::now()));
+                    link.peers.heard(alive.node, alive.run);
                 }
             }
         }

@@ -194,6 +194,21 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
         Box::pin(async { Ok(Vec::new()) })
     }
 
+    /// Cluster with a bus only, at a clean stop: hands this node's open
+    /// tables (stopped by now) to the nodes `to`, in turn, raising each
+    /// one's epoch and giving the new owner a fresh lease, so that each
+    /// resumes its share at its next renewal ([`Store::renew_leases`])
+    /// instead of the first node to claim taking them all. Returns how
+    /// many it handed over; a store one server owns alone hands nothing.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    fn hand_over(&self, to: Vec<u16>) -> StoreFuture<'_, u64> {
+        let _ = to;
+        Box::pin(async { Ok(0) })
+    }
+
     /// Cluster only: how long until the first lease of another node's open
     /// table runs out, on the database's clock (zero if one already has);
     /// `None` when no other node holds an open table. A node whose leases

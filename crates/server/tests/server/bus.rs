@@ -180,3 +180,77 @@ async fn the_seat_limit_counts_every_nodes_tables() {
     a.stop().await;
     b.stop().await;
 }
+
+/// The value of metric `name` on `server`, once `done` accepts it (10 s
+/// at most, then the last value).
+async fn metric_when(server: &Server, name: &str, done: impl Fn(u64) -> bool) -> u64 {
+    let mut value = 0;
+    for _ in 0..500 {
+        let (_, metrics) = server.get("/metrics").await;
+        value = metric(&metrics, name);
+        if done(value) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    value
+}
+
+/// A node that stops cleanly shares its tables out among the nodes it
+/// hears on the bus, rather than the first to claim taking them all (a
+/// rolling restart would otherwise pile every table onto one node); the
+/// players of a game on it finish that game on its new node.
+#[tokio::test]
+async fn a_stopped_nodes_tables_are_shared_out_among_the_others() {
+    let Some(db) = testdb::database() else {
+        return;
+    };
+    let Some(bus) = testbus::TestBus::start() else {
+        return;
+    };
+    let a = Server::with(node(&db, &bus.url, 1)).await;
+    let b = Server::with(node(&db, &bus.url, 2)).await;
+    let c = Server::with(node(&db, &bus.url, 3)).await;
+    for n in [&a, &b, &c] {
+        ready(n).await;
+    }
+    assert_eq!(metric_when(&a, "oxo_bus_peers", |n| n == 2).await, 2);
+
+    // Four tables on node 1: a game in play and three waiting.
+    let mut x = a.client("Xena").await;
+    let mut o = a.client("Otto").await;
+    let table = x
+        .create(json!({"seat":"X", "starter":"x"}))
+        .await
+        .id
+        .to_string();
+    o.ok(json!({"type":"join_table","table_id":table})).await;
+    x.play(&table, "a1").await;
+    o.play(&table, "b1").await;
+    let game_id = x.play(&table, "a2").await.game_id.unwrap();
+    for name in ["Yuri", "Zoe", "Walt"] {
+        a.client(name).await.create(json!({"seat":"X"})).await;
+    }
+    assert_eq!(metric(&a.get("/metrics").await.1, "oxo_tables"), 4);
+
+    let (xt, ot) = (x.token.clone(), o.token.clone());
+    drop((x, o));
+    a.stop().await;
+    let both = || async {
+        metric(&b.get("/metrics").await.1, "oxo_tables")
+            + metric(&c.get("/metrics").await.1, "oxo_tables")
+    };
+    for _ in 0..500 {
+        if both().await == 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let on_b = metric(&b.get("/metrics").await.1, "oxo_tables");
+    let on_c = metric(&c.get("/metrics").await.1, "oxo_tables");
+    assert_eq!((on_b, on_c), (2, 2), "node 1's four tables, shared out");
+
+    finish_elsewhere(&b, (&xt, &ot), &table, game_id.as_str()).await;
+    b.stop().await;
+    c.stop().await;
+}

@@ -120,6 +120,40 @@ pub(super) async fn next_expiry(
     Ok(ms.map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))))
 }
 
+/// Hands this node's open tables to the nodes `to` in turn (a clean stop
+/// in a cluster with a bus): each goes to its new owner under a new epoch
+/// (the fence: should this node still write, it cannot) with a fresh
+/// lease, and the new owner resumes it when its next renewal returns it.
+/// So a stopping node's tables are shared out, not all claimed by the
+/// first survivor. A table another node claimed meanwhile is left alone.
+/// Returns how many were handed over (none if `to` is empty).
+///
+/// # Errors
+///
+/// The database's.
+pub(super) async fn hand_over(
+    client: &impl GenericClient,
+    lease: Lease,
+    to: &[u16],
+) -> Result<u64, ServerError> {
+    if to.is_empty() {
+        return Ok(0);
+    }
+    let to: Vec<i32> = to.iter().copied().map(i32::from).collect();
+    let sql = format!(
+        "WITH mine AS (
+             SELECT seq, (row_number() OVER (ORDER BY seq) - 1) % cardinality($3::int[]) + 1 AS turn
+             FROM tables WHERE owner = $1 AND status <> 'closed')
+         UPDATE tables t SET owner = ($3::int[])[mine.turn], epoch = t.epoch + 1,
+             lease_until = {DB_NOW_MS} + $2
+         FROM mine WHERE t.seq = mine.seq AND t.owner = $1 AND t.status <> 'closed'"
+    );
+    client
+        .execute(&sql, &[&i32::from(lease.node), &lease.ttl_ms, &to])
+        .await
+        .map_err(db)
+}
+
 /// Ends this node's leases now (a clean stop): the other nodes claim its
 /// tables at their next round instead of a lease later.
 ///

@@ -318,6 +318,13 @@ impl Store for Postgres {
         })
     }
 
+    fn hand_over(&self, to: Vec<u16>) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            lease::hand_over(&**client, self.lease, &to).await
+        })
+    }
+
     /// Lets go of this node's leases (its tables have stopped by now), so
     /// that the other nodes take its tables over at once rather than a
     /// lease later, then closes the pool.
