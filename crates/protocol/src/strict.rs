@@ -29,10 +29,13 @@ use crate::Request;
 ///
 /// What is wrong with the frame, in `serde_json`'s words or ours.
 pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
+    // A missing `type` is left to the derived reader ("missing field"); a
+    // `null` one, like any other value that is not a string, is refused
+    // here with words that say what `type` must be.
     #[derive(Deserialize)]
     struct Kind<'a> {
-        #[serde(rename = "type", borrow)]
-        _kind: Option<Cow<'a, str>>,
+        #[serde(rename = "type", borrow, default)]
+        _kind: Cow<'a, str>,
     }
     if let Err(e) = serde_json::from_str::<Kind<'_>>(text) {
         // Let serde_json's own message say what is wrong when the frame is

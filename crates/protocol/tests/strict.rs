@@ -18,6 +18,9 @@ fn the_type_must_be_a_string() {
         r#"{"version":1,"type":0}"#,
         r#"{"type":17}"#,
         r#"{"type":true}"#,
+        r#"{"type":null,"id":1}"#,
+        r#"{"type":["ping"]}"#,
+        r#"{"type":{"name":"ping"}}"#,
     ] {
         let e = refused(text);
         assert!(e.contains("type") && e.contains("string"), "{text}: {e}");
