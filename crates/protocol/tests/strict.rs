@@ -90,4 +90,11 @@ fn a_null_option_is_an_absent_one() {
             .bot
             .expect("a bot");
     assert_eq!(bot.think_ms, 0);
+    let bot = options(r#"{"type":"create_table","options":{"bot":{"level":"easy"}}}"#)
+        .bot
+        .expect("a bot");
+    assert_eq!(
+        bot.think_ms, 0,
+        "think_ms defaults to 0, as docs/protocol.md says"
+    );
 }
