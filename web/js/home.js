@@ -8,7 +8,7 @@ import * as api from './api.js';
 import * as store from './store.js';
 import { h, replaceKeepingFocus, toast, ago, plural } from './dom.js';
 import { navigate } from './router.js';
-import { myTables, mySeats, onTablesChange } from './session.js';
+import { yourGames } from './mygames.js';
 import { markSvg } from './board.js';
 import { LEVELS, SIDES, botChoice, botOptions, rememberBot } from './botgame.js';
 import { segmented, toggle } from './controls.js';
@@ -114,11 +114,8 @@ export function mountHome(main) {
   });
 
   const nameEl = h('strong.name-now', {}, conn.name ?? store.name() ?? '');
-  const resumeList = h('ul.list', { id: 'my-tables' });
-  const resumeCard = h('section.card.card-resume', { 'aria-labelledby': 'h-resume', hidden: true },
-    h('h2', { id: 'h-resume' }, 'Your games'),
-    resumeList,
-  );
+  const resume = yourGames();
+  cleanups.push(resume.stop);
   const lobbyList = h('ul.list', { id: 'lobby' }, h('li.empty', {}, 'Loading…'));
   const recentList = h('ul.list', { id: 'recent' }, h('li.empty', {}, 'Loading…'));
   // Offline: said here once, and pointed to by every button that starts a
@@ -140,7 +137,7 @@ export function mountHome(main) {
         ),
       ),
       offlineNote,
-      resumeCard,
+      resume.card,
       h('div.home-grid', {},
         h('section.card.card-bot', { 'aria-labelledby': 'h-bot' },
           h('h2', { id: 'h-bot' }, 'Play the computer'),
@@ -179,51 +176,6 @@ export function mountHome(main) {
       ),
     ),
   );
-
-  // --- Your games in progress ---
-  /**
-   * The finished games of the recent list, by id: a round the player
-   * stepped away from can end unseen here (a connection that stepped away
-   * hears nothing more from its table), and its card then says so.
-   * @type {Map<string, import('./protocol.js').GameSummary>}
-   */
-  let finished = new Map();
-
-  function renderResume() {
-    const rows = [];
-    for (const [id, table] of myTables) {
-      if (!table || table.status === 'closed') continue;
-      const seats = mySeats(table);
-      const opp = seats.length === 2
-        ? 'Pass and play'
-        : (() => {
-          const other = seats[0] === 'X' ? table.players.o : table.players.x;
-          return other ? `vs ${other.name}` : 'Waiting for an opponent';
-        })();
-      /** @type {Record<string, string | undefined>} */
-      const states = { waiting: 'waiting', in_progress: `move ${table.move_number + 1}`, round_over: 'round over' };
-      const over = table.status === 'in_progress' && table.game_id ? finished.get(table.game_id) : undefined;
-      const state = over ? `round over · ${listedOutcome(over.outcome, over.players)}` : (states[table.status] ?? '');
-      // A round against a person runs on while the player is here: staying
-      // away past the reconnect time loses it (docs/protocol.md, step_away).
-      const other = seats.length === 1 ? (seats[0] === 'X' ? table.players.o : table.players.x) : null;
-      const urgent = !over && table.status === 'in_progress' && Boolean(other && !other.bot);
-      rows.push(
-        h('li.row', {},
-          h('span.row-main', {},
-            h('span.row-title', {}, opp),
-            h('span.row-sub', {}, `Round ${table.round} · ${state}`),
-            urgent ? h('span.row-sub.row-urgent', {}, 'Still running: come back soon, or the round is lost') : null,
-          ),
-          h('a.btn.btn-small.btn-primary', { href: `/t/${encodeURIComponent(id)}`, 'data-link': true, dataset: { focusKey: `continue:${id}` } }, 'Continue'),
-        ),
-      );
-    }
-    replaceKeepingFocus(resumeList, rows);
-    resumeCard.hidden = rows.length === 0;
-  }
-  renderResume();
-  cleanups.push(onTablesChange(renderResume));
 
   // --- Offline ---
   const starters = [botButton, friendButton, passButton];
@@ -288,8 +240,7 @@ export function mountHome(main) {
     if (conn.status === 'offline') return;
     try {
       const games = await api.recentGames({ limit: 8 });
-      finished = new Map(games.map((g) => [g.id, g]));
-      renderResume();
+      resume.setFinished(new Map(games.map((g) => [g.id, g])));
       if (!games.length) {
         replaceKeepingFocus(recentList, h('li.empty', {}, 'No finished games yet.'));
         return;

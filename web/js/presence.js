@@ -26,7 +26,7 @@
 import { conn, OFFLINE_MESSAGE } from './net.js';
 import { toast } from './dom.js';
 import { navigate } from './router.js';
-import { forget } from './session.js';
+import { forget, setSteppedAway } from './session.js';
 import { tellLeft, onLeftElsewhere } from './tabs.js';
 import { createBotTable } from './botgame.js';
 
@@ -114,6 +114,8 @@ export class Presence {
       }
       return;
     }
+    // Any request about the table brings a connection that stepped away back.
+    setSteppedAway(this.tableId, false);
     if (!this.gone) this.onAttached();
   }
 
@@ -262,6 +264,7 @@ export class Presence {
     if (this.role === 'spectator') {
       conn.request({ type: 'leave_table', table_id: this.tableId }).catch(() => {});
     } else if (this.role === 'player' && stepAway) {
+      setSteppedAway(this.tableId, true);
       conn.request({ type: 'step_away', table_id: this.tableId }).catch(() => {});
     }
   }

@@ -17,6 +17,16 @@ import { onLeftElsewhere } from './tabs.js';
  */
 export const myTables = new Map();
 
+/**
+ * The tables of `myTables` this connection stepped away from (`step_away`:
+ * back to the home page from a game against a person): it hears nothing
+ * more from them, so their states here stop where the player left them
+ * until the page goes back (a request about the table) or reconnects
+ * (`hello` attaches every seat in play again).
+ * @type {Set<string>}
+ */
+export const steppedAway = new Set();
+
 /** @type {Emitter<{ change: undefined }>} */
 const events = new Emitter();
 
@@ -46,6 +56,7 @@ export function mySeats(table) {
 }
 
 conn.on('welcome', (msg) => {
+  steppedAway.clear();
   for (const id of [...myTables.keys()]) {
     if (!msg.tables.includes(id)) myTables.delete(id);
   }
@@ -70,7 +81,19 @@ conn.on('table', ({ table }) => {
  * @param {string} tableId
  */
 export function forget(tableId) {
+  steppedAway.delete(tableId);
   if (myTables.delete(tableId)) changed();
+}
+
+/**
+ * Notes whether this connection stepped away from `tableId` (true) or is
+ * back at it (false).
+ * @param {string} tableId
+ * @param {boolean} away
+ */
+export function setSteppedAway(tableId, away) {
+  if (away) steppedAway.add(tableId);
+  else steppedAway.delete(tableId);
 }
 
 // Left in another tab: forgotten here too, whichever page is open (tabs.js).
