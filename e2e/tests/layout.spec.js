@@ -275,3 +275,43 @@ test('on a phone held sideways the whole board is on the screen, beside the scor
     expect(board.x, 'beside the scoreboard').toBeGreaterThanOrEqual(scores.x + scores.width);
   }
 });
+
+test('the longest names, in one word, never make a page scroll sideways on a 320 px phone', async ({ page, player }) => {
+  // 24 wide letters with nowhere to break: the longest name the server takes.
+  const wide = 'W'.repeat(24);
+  const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.addInitScript((n) => localStorage.setItem('oxo.name', n), wide);
+  await page.setViewportSize({ width: 320, height: 700 });
+  await page.goto('/');
+  await expect(page.locator('.name-now')).toHaveText(wide);
+  expect(await sideways(), 'home').toBeLessThanOrEqual(0);
+
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const bob = await player('Bob');
+  await bob.addInitScript((n) => localStorage.setItem('oxo.name', n), 'M'.repeat(24));
+  await bob.goto(page.url());
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await play(page, 'b2', 'X');
+  expect(await sideways(), 'the game').toBeLessThanOrEqual(0);
+  await bob.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(status(page)).toHaveText(/is away/);
+  expect(await sideways(), 'the opponent away').toBeLessThanOrEqual(0);
+
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(page.locator('#my-tables li')).toHaveCount(1);
+  expect(await sideways(), 'home with the game to continue').toBeLessThanOrEqual(0);
+
+  // Over, it is among the recent games: "MMM… won (forfeit)" stays in its card.
+  await page.locator('#my-tables').getByRole('link', { name: 'Continue' }).click();
+  await armForfeit(page);
+  await page.locator('#forfeit').click();
+  await expect(status(page)).toHaveText(/wins/);
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(page.locator('#recent li.row')).toHaveCount(1);
+  expect(await sideways(), 'home with a recent game').toBeLessThanOrEqual(0);
+  const spills = await page.locator('.row-main').evaluateAll((rows) => rows
+    .filter((row) => row.scrollWidth > row.clientWidth)
+    .map((row) => `"${row.textContent}": ${row.scrollWidth} px in ${row.clientWidth} px`));
+  expect(spills, 'list entries wider than their card').toEqual([]);
+});
