@@ -242,6 +242,79 @@ async fn private_games_are_shown_to_their_players_only() {
     }
 }
 
+/// Game `g{n}` (key n) between players `x` and `o`, at a public table or
+/// not, started at 0 and ended at `ended_ms`.
+pub(super) fn finished_game(n: i64, x: &str, o: &str, public: bool, ended_ms: i64) -> Vec<Write> {
+    let seat = |id: &str| GamePlayer {
+        id: id.into(),
+        name: id.into(),
+        bot: None,
+    };
+    vec![
+        Write::GameStart(Box::new(GameStart {
+            seq: n,
+            id: format!("g{n}").into(),
+            table_id: format!("t{n}").into(),
+            round: 1,
+            first: Player::X,
+            players: ByPlayer {
+                x: seat(x),
+                o: seat(o),
+            },
+            at_ms: 0,
+            public,
+        })),
+        forfeit(n, ended_ms),
+    ]
+}
+
+#[tokio::test]
+async fn a_players_games_are_listed_as_x_and_as_o_newest_first() {
+    for store in stores() {
+        let mut writes = Vec::new();
+        for (n, x, o, public, ended) in [
+            (1, "p", "q", true, 10),
+            (2, "q", "p", true, 30),
+            (3, "r", "s", true, 40),
+            (4, "p", "r", false, 50),
+            (5, "s", "p", true, 30),
+            (6, "q", "p", false, 60),
+        ] {
+            writes.extend(finished_game(n, x, o, public, ended));
+        }
+        // Started, not finished: never listed.
+        writes.extend(finished_game(7, "p", "q", true, 70).into_iter().take(1));
+        store.commit(writes).await.unwrap();
+
+        let listed = |player: &str, asker: Option<&str>, limit: u32| {
+            let query = GamesQuery {
+                player: Some(player.to_owned()),
+                asker: asker.map(str::to_owned),
+                limit,
+            };
+            let store = Arc::clone(&store);
+            async move {
+                let games = store.recent_games(query).await.unwrap();
+                games
+                    .into_iter()
+                    .map(|g| g.id.to_string())
+                    .collect::<Vec<_>>()
+            }
+        };
+        // Games 2 and 5 ended in the same millisecond: the later key first.
+        assert_eq!(listed("p", None, 10).await, ["g5", "g2", "g1"], "{store:?}");
+        assert_eq!(listed("p", Some("q"), 10).await, ["g5", "g2", "g1"]);
+        assert_eq!(
+            listed("p", Some("p"), 10).await,
+            ["g6", "g4", "g5", "g2", "g1"]
+        );
+        assert_eq!(listed("p", Some("p"), 2).await, ["g6", "g4"]);
+        assert_eq!(listed("s", None, 10).await, ["g3", "g5"]);
+        assert!(listed("nobody", Some("nobody"), 10).await.is_empty());
+        store.close().await;
+    }
+}
+
 #[tokio::test]
 async fn a_new_name_shows_in_the_records_of_unfinished_games_only() {
     for store in stores() {

@@ -269,6 +269,15 @@ impl Memory {
             .games
             .values()
             .filter_map(|g| g.row.ended_ms.map(|at| (g, at)))
+            .filter(|(g, _)| {
+                // With a player, only that player's games are looked at
+                // (as SQLite walks its indexes by player).
+                let players = &g.row.start.players;
+                query
+                    .player
+                    .as_deref()
+                    .is_none_or(|p| *players.x.id == *p || *players.o.id == *p)
+            })
             .collect();
         // Newest first; among games that ended in the same millisecond, the
         // later key first (as SQLite walks its index backwards).

@@ -17,9 +17,9 @@ use crate::ids::TokenHash;
 
 /// How many of the newest finished games a listing looks at, at most.
 ///
-/// There is no index by player or by privacy: a listing walks down the
-/// newest finished games and stops after `limit` matches or this many
-/// games looked at.
+/// A listing walks down the newest finished games (with a player, that
+/// player's, by the index on each seat) and stops after `limit` matches or
+/// this many games looked at: there is no index by privacy.
 pub(crate) const PLAYER_SCAN: u32 = 100_000;
 
 /// One row-level change.

@@ -133,19 +133,54 @@ pub(super) async fn game_record(
 }
 
 /// `GET /api/games?player=&limit=`: finished games, newest first, that
-/// `query` lists, looking at the newest [`PLAYER_SCAN`] at most.
+/// `query` lists, looking at the newest [`PLAYER_SCAN`] at most: of all
+/// games, or with a player, of that player's (through the indexes
+/// `games_x` and `games_o`, migration 6).
 pub(super) async fn recent_games(
     client: &impl GenericClient,
     query: &GamesQuery,
 ) -> Result<Vec<GameSummary>, ServerError> {
-    let rows = client
-        .query(
-            "SELECT id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public FROM games
-             WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC LIMIT $1",
-            &[&i64::from(PLAYER_SCAN)],
-        )
-        .await
-        .map_err(db)?;
+    const COLUMNS: &str = "id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public, seq";
+    let scan = i64::from(PLAYER_SCAN);
+    let rows = match &query.player {
+        None => client
+            .query(
+                &format!(
+                    "SELECT {COLUMNS} FROM games
+                     WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC, seq DESC LIMIT $1"
+                ),
+                &[&scan],
+            )
+            .await
+            .map_err(db)?,
+        // The player's games as X and as O, each walked down its index
+        // and merged; a game against oneself only once. Only the games
+        // the asker may see come back (the rule of `GamesQuery::lists`,
+        // which is applied again below), at most `limit` of them.
+        Some(player) => {
+            let private_too = query.asker.as_ref() == Some(player);
+            client
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM (
+                             (SELECT {COLUMNS} FROM games
+                              WHERE x_id = $1 AND ended_ms IS NOT NULL
+                              ORDER BY ended_ms DESC, seq DESC LIMIT $2)
+                             UNION ALL
+                             (SELECT {COLUMNS} FROM games
+                              WHERE o_id = $1 AND x_id <> $1 AND ended_ms IS NOT NULL
+                              ORDER BY ended_ms DESC, seq DESC LIMIT $2)
+                             ORDER BY ended_ms DESC, seq DESC LIMIT $2
+                         ) AS newest
+                         WHERE public OR $3
+                         ORDER BY ended_ms DESC, seq DESC LIMIT $4"
+                    ),
+                    &[player, &scan, &private_too, &i64::from(query.limit)],
+                )
+                .await
+                .map_err(db)?
+        }
+    };
     let mut out = Vec::new();
     for r in &rows {
         if out.len() >= query.limit as usize {

@@ -120,6 +120,12 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (table_seq, n)
     );
     ",
+    // 6: a player's finished games, newest first, as X and as O, for
+    // `GET /api/games?player=` (as SQLite's migration 8).
+    "
+    CREATE INDEX games_x ON games (x_id, ended_ms, seq) WHERE ended_ms IS NOT NULL;
+    CREATE INDEX games_o ON games (o_id, ended_ms, seq) WHERE ended_ms IS NOT NULL;
+    ",
 ];
 
 /// The newest schema version this build knows.

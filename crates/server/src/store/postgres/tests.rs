@@ -11,9 +11,9 @@ use super::Postgres;
 use super::testdb::database;
 use crate::error::ServerError;
 use crate::metrics::Metrics;
-use crate::store::conformance::table_with_a_move;
+use crate::store::conformance::{finished_game, table_with_a_move};
 use crate::store::contract::Store;
-use crate::store::rows::{NewMove, Write};
+use crate::store::rows::{GamesQuery, NewMove, PLAYER_SCAN, Write};
 
 const TTL: Duration = Duration::from_millis(300);
 
@@ -120,4 +120,37 @@ async fn a_node_learns_when_another_nodes_lease_runs_out() {
     assert_eq!(b.claim_orphans(false).await.unwrap().len(), 1);
     assert_eq!(b.next_expiry().await.unwrap(), None);
     assert!(a.next_expiry().await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_players_games_are_found_behind_a_scan_worth_of_newer_games() {
+    let Some(url) = database() else { return };
+    let store = node(&url, 1);
+    store
+        .commit(finished_game(1, "p", "q", true, 1))
+        .await
+        .unwrap();
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .execute(
+            "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, o_id, o_name,
+                                started_ms, ended_ms, outcome, moves, public)
+             SELECT i + 10, 'other' || i, 't', i, 'X', 'a', 'A', 'b', 'B', 0, 1000 + i,
+                    '{\"result\":\"draw\"}', 9, true
+             FROM generate_series(1, $1::bigint) AS i",
+            &[&i64::from(PLAYER_SCAN)],
+        )
+        .await
+        .unwrap();
+    let query = GamesQuery {
+        player: Some("q".into()),
+        asker: None,
+        limit: 20,
+    };
+    let games = store.recent_games(query).await.unwrap();
+    let ids: Vec<_> = games.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(ids, ["g1"]);
 }

@@ -101,18 +101,40 @@ pub(super) fn game_record(
 /// `GET /api/games?player=&limit=`: finished games, newest first, that
 /// `query` lists.
 ///
-/// One scan walks down the newest finished games and stops after `limit`
-/// matches or [`PLAYER_SCAN`] games looked at; only the player ids and the
-/// privacy of a game are read before it is known to be listed.
+/// One walk down the newest finished games stops after `limit` matches or
+/// [`PLAYER_SCAN`] games looked at; only the player ids and the privacy of
+/// a game are read before it is known to be listed. With a player, the walk
+/// goes down that player's games only: the indexes `games_x` and `games_o`
+/// (migration 8), merged newest first, so a player's games are found however
+/// many newer games others have played.
 pub(super) fn recent_games(
     conn: &Connection,
     query: &GamesQuery,
 ) -> Result<Vec<GameSummary>, ServerError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public FROM games
-         WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC LIMIT ?1",
-    )?;
-    let mut rows = stmt.query(params![PLAYER_SCAN])?;
+    const COLUMNS: &str = "id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public, seq";
+    let mut stmt;
+    let mut rows = match &query.player {
+        None => {
+            stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM games
+                 WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC, seq DESC LIMIT ?1"
+            ))?;
+            stmt.query(params![PLAYER_SCAN])?
+        }
+        // Each arm walks its index backwards and SQLite merges the two
+        // (`MERGE (UNION ALL)`): no sort, and the walk stops when we do. A
+        // game against oneself would be in both; the second arm skips it.
+        Some(player) => {
+            stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM games WHERE x_id = ?2 AND ended_ms IS NOT NULL
+                 UNION ALL
+                 SELECT {COLUMNS} FROM games
+                 WHERE o_id = ?2 AND x_id <> ?2 AND ended_ms IS NOT NULL
+                 ORDER BY ended_ms DESC, seq DESC LIMIT ?1"
+            ))?;
+            stmt.query(params![PLAYER_SCAN, player])?
+        }
+    };
     let mut out = Vec::new();
     while out.len() < query.limit as usize {
         let Some(r) = rows.next()? else { break };
@@ -137,4 +159,62 @@ pub(super) fn recent_games(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::super::schema::migrate;
+    use super::*;
+
+    /// A migrated in-memory database holding `others` finished public games
+    /// between other players (ended at 1000 ms and later), then finished
+    /// games of `p`: g-old (ended at 1 ms, p playing X) and g-private (at
+    /// 2 ms, p playing O, at a private table).
+    fn games(others: u32) -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+             INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, o_id, o_name,
+                                started_ms, ended_ms, outcome, moves)
+             SELECT i + 10, 'g' || i, 't', i, 'X', 'a', 'A', 'b', 'B', 0, 1000 + i,
+                    '{\"result\":\"draw\"}', 9 FROM n",
+            params![others],
+        )
+        .unwrap();
+        for (seq, id, x, o, ended, public) in [
+            (1, "g-old", "p", "q", 1, true),
+            (2, "g-private", "q", "p", 2, false),
+        ] {
+            conn.execute(
+                "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, o_id, o_name,
+                                    started_ms, ended_ms, outcome, moves, public)
+                 VALUES (?1, ?2, 't', 1, 'X', ?3, ?3, ?4, ?4, 0, ?5, '{\"result\":\"draw\"}', 9, ?6)",
+                params![seq, id, x, o, ended, public],
+            )
+            .unwrap();
+        }
+        conn
+    }
+
+    fn listed(conn: &Connection, player: &str, asker: Option<&str>) -> Vec<String> {
+        let query = GamesQuery {
+            player: Some(player.to_owned()),
+            asker: asker.map(str::to_owned),
+            limit: 20,
+        };
+        let games = recent_games(conn, &query).unwrap();
+        games.into_iter().map(|g| g.id.to_string()).collect()
+    }
+
+    #[test]
+    fn a_players_games_are_found_behind_a_scan_worth_of_newer_games() {
+        let conn = games(PLAYER_SCAN);
+        assert_eq!(listed(&conn, "p", None), ["g-old"]);
+        assert_eq!(listed(&conn, "p", Some("p")), ["g-private", "g-old"]);
+        assert_eq!(listed(&conn, "q", Some("q")), ["g-private", "g-old"]);
+        assert!(listed(&conn, "nobody", None).is_empty());
+    }
 }
