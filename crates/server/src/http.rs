@@ -271,8 +271,8 @@ pub(crate) async fn game_log(
     params: Params,
 ) -> Result<Json<LogSlice>, ApiError> {
     let id = game_id(id)?;
-    let start = param::<usize>(&params, "start", "a whole number")?;
-    let end = param::<usize>(&params, "end", "a whole number")?;
+    let start = param::<Index>(&params, "start", "a whole number")?.map(|i| i.0);
+    let end = param::<Index>(&params, "end", "a whole number")?.map(|i| i.0);
     let record = record(&state, id, &headers).await?;
     let moves = record.moves.iter().map(|m| (m.player, m.cell));
     let log = store::replay(record.id.as_str(), record.first, moves, record.outcome)?.log();
@@ -292,6 +292,23 @@ pub(crate) async fn game_log(
         end,
         events: log.slice(start..end).to_vec(),
     }))
+}
+
+/// A position in a game's log as a query gives it: any whole number, one
+/// too large for a `usize` taken as `usize::MAX` (it is clamped to the
+/// log's length all the same).
+struct Index(usize);
+
+impl std::str::FromStr for Index {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Index, ()> {
+        match s.parse::<usize>() {
+            Ok(n) => Ok(Index(n)),
+            Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Ok(Index(usize::MAX)),
+            Err(_) => Err(()),
+        }
+    }
 }
 
 /// `GET /api/analyze?position=`.

@@ -65,6 +65,18 @@ async fn records_logs_and_lists_of_games() {
         (past["start"].as_u64(), past["end"].as_u64()),
         (Some(5), Some(7))
     );
+    // A whole number too large for the server's integers is past the end
+    // all the same: clamped, not refused as "not a whole number".
+    let (status, huge) = server
+        .get_json(&format!(
+            "/api/games/{game_id}/log?start=5&end=99999999999999999999999"
+        ))
+        .await;
+    assert_eq!(status, 200, "{huge}");
+    assert_eq!(
+        (huge["start"].as_u64(), huge["end"].as_u64()),
+        (Some(5), Some(7))
+    );
     // Past the end: clamped to an empty slice at the end.
     let (_, empty) = server
         .get_json(&format!("/api/games/{game_id}/log?start=9&end=20"))
