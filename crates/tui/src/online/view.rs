@@ -4,8 +4,10 @@
 //! Every part is wrapped here, to its width, before it is drawn, so that
 //! the rows a part takes are known when the layout is made (a chat
 //! message's later rows go under its text). In a short terminal the parts
-//! that matter least give way: the chat, the scores, the title, then keys
-//! (one row of them, see `keys`); the board and whose turn it is stay.
+//! that matter least give way: the chat, the scores, the title (before
+//! the players' rows under the board), my own row (before my opponent's),
+//! then keys (one row of them, see `keys`); the board and whose turn it
+//! is stay.
 
 use oxo_core::{Bitboard, Board, Player, Square};
 use oxo_protocol::{PlayerInfo, TableState, TableStatus};
@@ -20,7 +22,7 @@ use super::keys::key_rows;
 use super::lobby::render_lobby;
 use super::state::{Online, has_free_seat};
 use super::status::status;
-use crate::app::{MIN_HEIGHT, MIN_WIDTH, TITLE_HEIGHT};
+use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 use crate::text::{self, truncate, wrap_whole};
 use crate::ui::board::{CellView, Size, cell_rect, render_board};
 use crate::ui::render_too_small;
@@ -181,16 +183,11 @@ impl TableLayout {
         // with the smallest board and the information beside it (or two
         // rows of it under).
         let beside = 1 + small_w + 2 + CRAMPED_BESIDE <= area.width;
-        // Under the board, at least the status whole (a long result takes
-        // three rows at the smallest width).
-        let info_under = if beside {
-            0
-        } else {
-            CRAMPED_INFO.max(status_rows(o, area.width))
-        };
-        let title = u16::from(
-            area.height >= TITLE_HEIGHT || footer_h + 1 + small_h + info_under <= area.height,
-        );
+        // Under the board, both players and the status whole (a long
+        // result takes three rows at the smallest width): the title gives
+        // way to them.
+        let info_under = if beside { 0 } else { info_rows(o, area.width) };
+        let title = u16::from(footer_h + 1 + small_h + info_under <= area.height);
         let blank = footer_h + title + 1 + small_h + info_under.max(CRAMPED_INFO) <= area.height;
         let top = area.y + (title + u16::from(blank)).min(area.height);
         let body = Rect::new(area.x, top, area.width, footer.y.saturating_sub(top));
@@ -336,12 +333,27 @@ pub(super) fn title(o: &Online, width: u16) -> Line<'static> {
     )
 }
 
-/// How many rows the status of the table shown takes at `width`.
-fn status_rows(o: &Online, width: u16) -> u16 {
+/// How many rows the players and the status of the table shown take at
+/// `width`: what stays under the smallest board before the title.
+fn info_rows(o: &Online, width: u16) -> u16 {
     o.table.as_ref().map_or(0, |t| {
-        let rows = wrap_whole(&status(o, t, o.my_seat()), usize::from(width)).len();
+        let width = usize::from(width);
+        let me = o.my_seat();
+        let rows: usize = Player::ALL
+            .into_iter()
+            .map(|p| player_line(o, t, p))
+            .chain([status(o, t, me)])
+            .map(|line| wrap_whole(&line, width).len())
+            .sum();
         u16::try_from(rows).unwrap_or(u16::MAX)
     })
+}
+
+/// The row of seat `p` of `t`: its mark, [`info`] and its wins.
+fn player_line(o: &Online, t: &TableState, p: Player) -> String {
+    let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let seat = info(t.players[p].as_ref(), o.my_seat() == Some(p), elapsed);
+    format!("{p} {seat}  {}", t.scores.wins(p))
 }
 
 /// A seat's line: the player's name (and "(you)" for mine), whether away
@@ -383,11 +395,12 @@ fn game(o: &Online, t: &TableState, width: usize, lines: &mut Vec<(u8, Vec<Line<
             .collect()
     };
     let me = o.my_seat();
-    let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
     for p in Player::ALL {
-        let seat = info(t.players[p].as_ref(), me == Some(p), elapsed);
-        let line = format!("{p} {seat}  {}", t.scores.wins(p));
-        lines.push((2, wrapped(&line)));
+        let line = player_line(o, t, p);
+        // My own row gives way before my opponent's (whether they are
+        // away, say), with the draws.
+        let keep = if me == Some(p) { 3 } else { 2 };
+        lines.push((keep, wrapped(&line)));
     }
     let draws = format!("draws {} · round {}", t.scores.draws, t.round);
     lines.push((3, wrapped(&draws)));

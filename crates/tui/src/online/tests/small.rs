@@ -120,3 +120,33 @@ fn the_keys_row_says_what_a_seat_can_do_now_at_the_smallest_size() {
         "no move after the round: {over}"
     );
 }
+
+#[test]
+fn both_players_show_at_the_smallest_size() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut t = state("t1", "me");
+    table_msg(&mut o, &t);
+    for (width, height) in [(32, 12), (32, 13)] {
+        let (_, screen) = draw(&o, width, height);
+        assert!(screen.contains("X Me (you)"), "{width}x{height}\n{screen}");
+        assert!(screen.contains("O Bob"), "{width}x{height}\n{screen}");
+        assert!(screen.contains("Your move"), "{width}x{height}\n{screen}");
+    }
+    // Short of rows, the opponent stays over my own row: whether they
+    // are away (a longer row) or with a message.
+    o.message = "Not your turn".into();
+    let (_, screen) = draw(&o, 32, 12);
+    assert!(screen.contains("O Bob"), "{screen}");
+    assert!(screen.contains("Your move"), "{screen}");
+    assert!(screen.contains("Not your turn"), "{screen}");
+    o.message.clear();
+    if let Some(bob) = t.players.o.as_mut() {
+        bob.connected = false;
+        bob.grace_left_ms = Some(45_000);
+    }
+    table_msg(&mut o, &t);
+    let (_, screen) = draw(&o, 32, 12);
+    assert!(screen.contains("O Bob (away: 45 s"), "{screen}");
+    assert!(screen.contains("Your move"), "{screen}");
+}
