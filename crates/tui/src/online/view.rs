@@ -284,15 +284,16 @@ fn marks(text: &str) -> Board {
 }
 
 /// The message and the keys at the bottom of a screen of `area`, in rows
-/// of its width: the keys in two rows at most (one in a short terminal),
-/// the message above them in what is left of [`FOOTER_MAX`] (two rows at
-/// most in a short terminal), a link in it whole.
+/// of its width: the keys in two rows at most (one at a table in a short
+/// terminal), the message above them in what is left of [`FOOTER_MAX`]
+/// (two rows at most at a table in a short terminal), a link in it whole.
+/// The lobby keeps two rows of keys in a short terminal: its list scrolls.
 pub(super) fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
-    let compact = area.height < COMPACT_HEIGHT;
-    let keys = key_rows(o, area.width, if compact { 1 } else { 2 });
     // At a table in a short terminal, the board and the status need the
-    // rest; the lobby's list scrolls.
-    let room = if compact && o.table.is_some() {
+    // rest.
+    let compact = area.height < COMPACT_HEIGHT && o.table.is_some();
+    let keys = key_rows(o, area.width, if compact { 1 } else { 2 });
+    let room = if compact {
         2
     } else {
         usize::from(FOOTER_MAX).saturating_sub(keys.len()).max(1)
@@ -300,7 +301,7 @@ pub(super) fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
     let italic = Style::new().add_modifier(Modifier::ITALIC);
     // At a table in a short terminal no message takes no row: the status
     // needs it.
-    let message = if o.message.is_empty() && compact && o.table.is_some() {
+    let message = if o.message.is_empty() && compact {
         Vec::new()
     } else {
         wrap_whole(&o.message, usize::from(area.width))

@@ -48,7 +48,7 @@ fn esc_in_the_lobby_does_not_quit_and_says_what_does() {
 }
 
 #[test]
-fn twelve_rows_show_the_list_the_message_and_one_line_of_keys() {
+fn twelve_rows_show_the_list_the_message_and_two_lines_of_keys() {
     let (mut o, _rx) = online();
     let tables = (0..19).map(|i| lobby_entry(&format!("t{i}"))).collect();
     o.news(News::Message(Box::new(ServerMsg::Lobby { tables })));
@@ -62,15 +62,15 @@ fn twelve_rows_show_the_list_the_message_and_one_line_of_keys() {
             let lines: Vec<&str> = screen.lines().collect();
             assert!(screen.contains("Open tables"), "{width}×12\n{screen}");
             assert!(screen.contains('▸'), "{width}×12 at {down}\n{screen}");
-            // The message right above one row of keys.
+            // The message right above two rows of keys.
             assert!(
-                lines[lines.len() - 2].starts_with("Connected"),
+                lines[lines.len() - 3].starts_with("Connected"),
                 "{width}×12: the message\n{screen}"
             );
-            let last = lines.last().copied().unwrap_or_default();
+            let keys = lines[lines.len() - 2..].join(" ");
             assert!(
-                last.contains("? keys") && last.contains("q quit"),
-                "{width}×12: one line of keys\n{screen}"
+                keys.contains("c new") && keys.contains("? keys") && keys.contains("q quit"),
+                "{width}×12: two lines of keys\n{screen}"
             );
         }
     }
@@ -97,5 +97,26 @@ fn the_keys_take_at_most_two_lines_at_80_columns() {
     let keys = keys.join(" ");
     for key in ["Enter join", "w watch", "1-4", "? keys", "q quit"] {
         assert!(keys.contains(key), "{key}\n{screen}");
+    }
+}
+
+#[test]
+fn the_lobby_keys_to_create_and_play_a_bot_show_in_a_short_terminal() {
+    let (mut o, _rx) = online();
+    let tables = (0..3).map(|i| lobby_entry(&format!("t{i}"))).collect();
+    o.news(News::Message(Box::new(ServerMsg::Lobby { tables })));
+    o.message = "Connected to http://127.0.0.1:8080 as Me".to_owned();
+    for (width, height) in [(32, 12), (40, 14), (80, 15)] {
+        let (_, screen) = draw(&o, width, height);
+        for key in ["Enter join", "c new", "1-4 vs bot", "? keys", "q quit"] {
+            assert!(screen.contains(key), "{width}x{height}: {key}\n{screen}");
+        }
+        assert!(screen.contains("Connected"), "{width}x{height}\n{screen}");
+        assert!(screen.contains('▸'), "{width}x{height}\n{screen}");
+    }
+    // Wide enough, every key shows in two rows, as in a tall terminal.
+    let (_, screen) = draw(&o, 80, 15);
+    for key in ["w watch", "p new private", "s start", "t no clock"] {
+        assert!(screen.contains(key), "80x15: {key}\n{screen}");
     }
 }
