@@ -306,9 +306,14 @@ pub(super) fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
     } else {
         wrap_whole(&o.message, usize::from(area.width))
     };
+    let cut = message.len() > room;
+    let mut message: Vec<String> = message.into_iter().take(room).collect();
+    // A message cut short says so.
+    if let Some(last) = message.last_mut().filter(|_| cut) {
+        *last = text::truncate(&format!("{last}…"), usize::from(area.width));
+    }
     let mut lines: Vec<Line<'static>> = message
         .into_iter()
-        .take(room)
         .map(|row| Line::styled(row, italic))
         .collect();
     let dim = Style::new().add_modifier(Modifier::DIM);

@@ -23,10 +23,9 @@ impl Armed {
     /// What the second press does, said after the first.
     const fn prompt(self) -> &'static str {
         match self {
-            Armed::Quit => {
-                "Press q again to quit: your seat waits a while for you to come back, then \
-                 the round is lost"
-            }
+            // Two rows at the narrowest (32 columns), where a message
+            // gets no more.
+            Armed::Quit => "Press q again to quit: come back soon, or the round is lost",
             Armed::Forfeit => "Press f again to forfeit: the round is lost",
             Armed::Leave => "Press Esc again to leave the table: the round is lost",
         }

@@ -150,3 +150,21 @@ fn both_players_show_at_the_smallest_size() {
     assert!(screen.contains("O Bob (away: 45 s"), "{screen}");
     assert!(screen.contains("Your move"), "{screen}");
 }
+
+#[test]
+fn what_a_second_press_does_shows_whole_at_the_smallest_size() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    for (key, end) in [("q", "the round is lost"), ("f", "the round is lost")] {
+        press(&mut o, key);
+        let (_, screen) = draw(&o, 32, 12);
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(end), "{key}: {end}\n{screen}");
+        assert!(screen.contains("Your move"), "{key}\n{screen}");
+    }
+    // A message longer than its rows says it was cut.
+    o.message = "word ".repeat(20);
+    let (_, screen) = draw(&o, 32, 12);
+    assert!(screen.contains("word…"), "{screen}");
+}
