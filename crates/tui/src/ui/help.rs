@@ -48,7 +48,7 @@ pub(super) fn render_help(screen: Screen, theme: Theme, area: Rect, buf: &mut Bu
     const COMPACT: [(&str, &str); 12] = [
         ("←↑↓→ hjkl", "move"),
         ("Enter", "place, next round"),
-        ("1 … 9", "1 2 3 / 4 5 6 / 7 8 9"),
+        ("1 … 9", "123 / 456 / 789"),
         ("", "1 = a1, top left"),
         ("a1 … c3", "column, then row"),
         ("u", "undo"),

@@ -184,3 +184,20 @@ fn a_result_reads_whole_on_a_narrow_terminal() {
         );
     }
 }
+
+#[test]
+fn the_help_shows_the_cells_numbers_on_one_row_at_every_width() {
+    let mut game = App::new(Config::seated("Alice", "Bob"), Theme::MONO);
+    game.toggle_help();
+    for (w, h) in [(32, 12), (40, 15), (63, 24), (80, 24)] {
+        let screen = draw(&game, w, h);
+        let rows = help_rows(&screen);
+        // The last row of numbers whole: no lone 9 under it.
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("7 8 9") || r.contains("789")),
+            "{w}x{h}\n{}",
+            screen.join("\n")
+        );
+    }
+}
