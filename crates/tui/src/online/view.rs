@@ -408,8 +408,19 @@ fn game(o: &Online, t: &TableState, width: usize, lines: &mut Vec<(u8, Vec<Line<
         let keep = if me == Some(p) { 3 } else { 2 };
         lines.push((keep, wrapped(&line)));
     }
-    let draws = format!("draws {} · round {}", t.scores.draws, t.round);
-    lines.push((3, wrapped(&draws)));
+    // On one row, else the draws and the round on a row each (never a
+    // number cut from its word).
+    let (draws, round) = (
+        format!("draws {}", t.scores.draws),
+        format!("round {}", t.round),
+    );
+    let both = format!("{draws} · {round}");
+    let rows = if text::width(&both) <= width {
+        vec![Line::from(both)]
+    } else {
+        vec![Line::from(draws), Line::from(round)]
+    };
+    lines.push((3, rows));
     // Whose turn, the clock, the result: last to go but for a chat line
     // being typed, which must show what is typed.
     lines.push((1, wrapped(&status(o, t, me))));

@@ -168,3 +168,15 @@ fn what_a_second_press_does_shows_whole_at_the_smallest_size() {
     let (_, screen) = draw(&o, 32, 12);
     assert!(screen.contains("word…"), "{screen}");
 }
+
+#[test]
+fn the_round_number_stays_beside_its_word_in_a_narrow_column() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    for (width, height) in [(40, 14), (40, 20), (80, 24)] {
+        let (_, screen) = draw(&o, width, height);
+        assert!(screen.contains("round 1"), "{width}x{height}\n{screen}");
+        assert!(screen.contains("draws 0"), "{width}x{height}\n{screen}");
+    }
+}
