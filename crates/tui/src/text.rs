@@ -23,7 +23,10 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
         cut.push(c);
         used += w;
     }
-    if max > 0 {
+    // The `…` goes right after the last word kept; a cut right after an
+    // earlier one's `…` needs no second.
+    cut.truncate(cut.trim_end().len());
+    if max > 0 && !cut.ends_with('…') {
         cut.push('…');
     }
     cut
@@ -133,6 +136,15 @@ mod tests {
         assert_eq!(truncate_start("Alice", 5), "Alice");
         assert_eq!(truncate_start("Alice", 4), "…ice");
         assert_eq!(truncate_start("太郎太郎", 5), "…太郎");
+    }
+
+    #[test]
+    fn a_cut_of_a_cut_shows_one_ellipsis() {
+        // A lobby row whose long name was cut, cut again at its end.
+        let row = format!("vs {}  waiting", truncate("太郎太郎太郎", 9));
+        assert_eq!(row, "vs 太郎太郎…  waiting");
+        assert_eq!(truncate(&row, 14), "vs 太郎太郎…");
+        assert_eq!(truncate("Ann… and", 5), "Ann…");
     }
 
     #[test]
