@@ -221,7 +221,14 @@ mod line_mode {
             (&["--o", "bot:genius"][..], "is not a bot"),
             (&["--first", "y"][..], "is not a first-move rule"),
             (&["--x", ""][..], "cannot be empty"),
-            (&["--seed", "abc"][..], "--seed"),
+            (
+                &["--seed", "abc"][..],
+                "'abc' is not a seed: use a whole number",
+            ),
+            (
+                &["--seed", "-1"][..],
+                "'-1' is not a seed: use a whole number",
+            ),
             // Online play has no line mode: refused, not ignored.
             (
                 &["--server", "http://127.0.0.1:9", "--plain"][..],
