@@ -75,9 +75,10 @@ impl Online {
 
     /// Handles a mouse click at column `x`, row `y` of the screen `area`:
     /// a click on a cell of the board plays it, as the cursor and Enter
-    /// would.
+    /// would; not while a chat line is typed or the help window covers
+    /// the board (as offline).
     pub(crate) fn click(&mut self, area: Rect, x: u16, y: u16) {
-        if self.typing.is_some() || self.too_small() {
+        if self.typing.is_some() || self.help || self.too_small() {
             return;
         }
         let Some(table) = &self.table else {

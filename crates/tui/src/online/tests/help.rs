@@ -73,3 +73,16 @@ fn the_lobby_help_names_the_bots_as_the_footer_and_the_browser_do() {
         assert!(!screen.contains("best"), "{width}x{height}\n{screen}");
     }
 }
+
+#[test]
+fn a_click_on_the_help_window_plays_no_cell_under_it() {
+    let (mut o, mut rx) = super::seated(".........", &[]);
+    let area = ratatui::layout::Rect::new(0, 0, 80, 24);
+    let (x, y) = super::centre_of(&o, area, oxo_core::Square::B2);
+    press(&mut o, "?");
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("Keys"), "{screen}");
+    o.click(area, x, y);
+    assert_eq!(sent(&mut rx), [], "a click through the help window");
+    assert!(o.help, "the help stays until a key closes it, as offline");
+}
