@@ -86,6 +86,9 @@ impl Online {
         };
         let id = table.id.clone();
         if let Some(sq) = view::square_at(self, area, x, y) {
+            // Like a key, a click between two presses of q, f or Esc
+            // takes the first back.
+            self.armed = None;
             self.cursor = sq;
             self.play(id, sq);
         }

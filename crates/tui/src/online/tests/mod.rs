@@ -430,6 +430,17 @@ fn quitting_mid_round_asks_once_and_any_other_key_takes_it_back() {
     assert!(!o.running);
 }
 
+#[test]
+fn a_click_takes_back_a_first_q_as_a_key_does() {
+    let (mut o, _rx) = seated(".........", &[]);
+    let area = Rect::new(0, 0, 80, 24);
+    let (x, y) = centre_of(&o, area, Square::B2);
+    press(&mut o, "q");
+    o.click(area, x, y);
+    press(&mut o, "q");
+    assert!(o.running, "the click took the first q back");
+}
+
 /// The state of table `id` where Ann (X) waits for an opponent.
 fn waiting(id: &str) -> TableState {
     let mut table = state(id, "ann");
