@@ -117,7 +117,7 @@ pub(crate) struct LoadtestArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Seed of the players' random moves.
-    #[arg(long, default_value_t = 0x6f78_6f21)]
+    #[arg(long, default_value_t = 0x6f78_6f21, value_parser = crate::seed::parse, allow_negative_numbers = true)]
     seed: u64,
 }
 

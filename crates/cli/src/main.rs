@@ -11,6 +11,7 @@ mod fds;
 mod loadtest;
 mod perft;
 mod play;
+mod seed;
 mod selfplay;
 mod serve;
 

@@ -58,7 +58,7 @@ pub(crate) struct PlayArgs {
     plain: bool,
     /// Seed for the bots and the coin toss; the same seed and moves replay the
     /// same games [default: from the clock].
-    #[arg(long, value_parser = seed, allow_negative_numbers = true)]
+    #[arg(long, value_parser = crate::seed::parse, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Play online on `oxo serve` at this address (http://127.0.0.1:8080
     /// when given without one).
@@ -82,16 +82,6 @@ const PLAIN_ONLINE: &str = "--plain is for offline games; online play needs the 
 /// words `--x` and `--o` use, before anything connects.
 fn online_name(name: &str) -> Result<String, oxo_tui::ParseSeatError> {
     oxo_tui::check_name(name)
-}
-
-/// `--seed`: a whole number, said so when it is not one.
-fn seed(text: &str) -> Result<u64, String> {
-    text.trim().parse().map_err(|_| {
-        format!(
-            "'{text}' is not a seed: use a whole number from 0 to {}",
-            u64::MAX
-        )
-    })
 }
 
 /// Refuses `oxo play` as clap refuses a bad flag (exit status 2), saying

@@ -20,7 +20,7 @@ pub(crate) struct SelfplayArgs {
     #[arg(long, default_value_t = 10_000)]
     games: u64,
     /// Seed for the bots' choices; the same seed replays the same games.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::seed::parse, allow_negative_numbers = true)]
     seed: u64,
     /// Who moves first in every game.
     #[arg(long, default_value = "x")]
