@@ -165,7 +165,7 @@ impl Connection {
     ) -> Result<Welcome, Error> {
         let reply = self
             .request(ClientMsg::Hello {
-                version: PROTOCOL_VERSION,
+                version: PROTOCOL_VERSION.into(),
                 token: token.map(str::to_owned),
                 name: name.map(str::to_owned),
             })

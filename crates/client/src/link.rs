@@ -247,7 +247,7 @@ impl Link {
         timeout: Duration,
     ) -> Result<Welcome, Error> {
         let hello = ClientMsg::Hello {
-            version: PROTOCOL_VERSION,
+            version: PROTOCOL_VERSION.into(),
             token,
             name,
         };

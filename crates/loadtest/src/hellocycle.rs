@@ -329,7 +329,7 @@ async fn cycle(target: &Target, timeout: Duration, token: Option<String>) -> Out
 /// Says `hello` (with `token`, if any) and reads until its answer.
 async fn answer(conn: &mut Link, token: Option<String>) -> Outcome {
     let hello = ClientMsg::Hello {
-        version: PROTOCOL_VERSION,
+        version: PROTOCOL_VERSION.into(),
         token,
         name: None,
     };

@@ -69,7 +69,9 @@ pub enum ClientMsg {
     /// earlier `welcome` to come back as the same player.
     Hello {
         /// The protocol version the client speaks ([`crate::PROTOCOL_VERSION`]).
-        version: u32,
+        /// Any whole number is read, so that a server can answer every
+        /// version it does not speak with `unsupported_version`.
+        version: i64,
         /// The secret session token from an earlier `welcome`, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,

@@ -73,11 +73,11 @@ impl Client {
     async fn hello(
         &mut self,
         id: Option<u64>,
-        version: u32,
+        version: i64,
         token: Option<String>,
         name: Option<String>,
     ) -> Result<(), ClientError> {
-        if version != PROTOCOL_VERSION {
+        if version != i64::from(PROTOCOL_VERSION) {
             return Err(ClientError::new(
                 ErrorCode::UnsupportedVersion,
                 format!(

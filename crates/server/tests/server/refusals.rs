@@ -178,3 +178,25 @@ async fn half_a_character_is_refused_in_words_a_client_author_understands() {
     assert_eq!(c.recv().await["type"], "pong");
     server.stop().await;
 }
+
+/// Any whole number but 1 as the `hello` version is `unsupported_version`,
+/// as docs/protocol.md says, however far out of range (not `bad_request`).
+#[tokio::test]
+async fn every_hello_version_but_one_is_unsupported() {
+    let server = Server::start().await;
+    for version in [json!(-1), json!(1_u64 << 40), json!(0), json!(2)] {
+        let mut c = server.connect().await;
+        c.send(json!({"type":"hello","id":5,"version":version}))
+            .await;
+        let e = c.recv().await;
+        assert_eq!(e["code"], "unsupported_version", "{version}: {e}");
+        assert_eq!(e["id"], 5, "{e}");
+        let message = e["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("version {version} is not supported")),
+            "{message}"
+        );
+        c.hello(json!({"type":"hello","version":1,"name":"Vera"}))
+            .await;
+    }
+}
