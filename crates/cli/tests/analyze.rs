@@ -1,18 +1,10 @@
 //! `oxo analyze` through the real binary: a position's report, and a bad
 //! position refused as a bad argument.
 
-use std::process::Command;
+mod common;
 
 fn analyze(position: &str) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
-        .args(["analyze", position])
-        .output()
-        .expect("runs oxo");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::oxo(&["analyze", position])
 }
 
 #[test]

@@ -2,19 +2,9 @@
 //! seed replays the same games, and what is not a seed is refused as a bad
 //! argument (exit status 2) saying what a seed is.
 
-use std::process::Command;
+mod common;
 
-fn oxo(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
-        .args(args)
-        .output()
-        .expect("runs oxo");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::oxo;
 
 #[test]
 fn the_same_seed_replays_the_same_selfplay() {

@@ -200,3 +200,17 @@ pub async fn record_cells(addr: SocketAddr, game: &str) -> Vec<String> {
         .map(|m| m["cell"].as_str().expect("a cell").to_owned())
         .collect()
 }
+
+/// Runs the real `oxo` with `args` to its end: its exit code, standard
+/// output and standard error.
+pub fn oxo(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(args)
+        .output()
+        .expect("runs oxo");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

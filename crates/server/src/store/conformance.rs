@@ -44,27 +44,10 @@ fn player(id: &str) -> Write {
 /// O is away, with a grace period ending at n seconds (Unix time).
 pub(super) fn table_at(n: i64, public: bool) -> Vec<Write> {
     let (x, o) = (format!("x{n}"), format!("o{n}"));
-    let seat = |id: &str| GamePlayer {
-        id: id.into(),
-        name: id.into(),
-        bot: None,
-    };
     vec![
         player(&x),
         player(&o),
-        Write::GameStart(Box::new(GameStart {
-            seq: n,
-            id: format!("g{n}").into(),
-            table_id: format!("t{n}").into(),
-            round: 1,
-            first: Player::X,
-            players: ByPlayer {
-                x: seat(&x),
-                o: seat(&o),
-            },
-            at_ms: 0,
-            public,
-        })),
+        game_start(n, &x, &o, public),
         Write::Move(NewMove {
             game: n,
             ply: 1,
@@ -245,27 +228,30 @@ async fn private_games_are_shown_to_their_players_only() {
 /// Game `g{n}` (key n) between players `x` and `o`, at a public table or
 /// not, started at 0 and ended at `ended_ms`.
 pub(super) fn finished_game(n: i64, x: &str, o: &str, public: bool, ended_ms: i64) -> Vec<Write> {
+    vec![game_start(n, x, o, public), forfeit(n, ended_ms)]
+}
+
+/// The start of game `g{n}` (key n, round 1 of table `t{n}`) between
+/// players `x` and `o`, at 0, X first.
+fn game_start(n: i64, x: &str, o: &str, public: bool) -> Write {
     let seat = |id: &str| GamePlayer {
         id: id.into(),
         name: id.into(),
         bot: None,
     };
-    vec![
-        Write::GameStart(Box::new(GameStart {
-            seq: n,
-            id: format!("g{n}").into(),
-            table_id: format!("t{n}").into(),
-            round: 1,
-            first: Player::X,
-            players: ByPlayer {
-                x: seat(x),
-                o: seat(o),
-            },
-            at_ms: 0,
-            public,
-        })),
-        forfeit(n, ended_ms),
-    ]
+    Write::GameStart(Box::new(GameStart {
+        seq: n,
+        id: format!("g{n}").into(),
+        table_id: format!("t{n}").into(),
+        round: 1,
+        first: Player::X,
+        players: ByPlayer {
+            x: seat(x),
+            o: seat(o),
+        },
+        at_ms: 0,
+        public,
+    }))
 }
 
 #[tokio::test]

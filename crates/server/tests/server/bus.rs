@@ -42,18 +42,30 @@ async fn ready(server: &Server) {
     panic!("the node never came up");
 }
 
+/// A test database and bus, and nodes 1 to `N` on them (each with the
+/// config `config` makes of its own), all ready; `None` (the test skips)
+/// without PostgreSQL or NATS. The bus lives as long as the value.
+async fn cluster<const N: usize>(
+    config: impl Fn(Config) -> Config,
+) -> Option<(testbus::TestBus, [Server; N])> {
+    let db = testdb::database()?;
+    let bus = testbus::TestBus::start()?;
+    let mut nodes = Vec::new();
+    for i in 1..=N {
+        let id = u16::try_from(i).expect("a node id");
+        nodes.push(Server::with(config(node(&db, &bus.url, id))).await);
+    }
+    for server in &nodes {
+        ready(server).await;
+    }
+    Some((bus, nodes.try_into().ok()?))
+}
+
 #[tokio::test]
 async fn a_client_on_another_node_plays_through_the_bus_and_a_stopped_nodes_table_moves() {
-    let Some(db) = testdb::database() else {
+    let Some((_bus, [a, b])) = cluster(|c| c).await else {
         return;
     };
-    let Some(bus) = testbus::TestBus::start() else {
-        return;
-    };
-    let a = Server::with(node(&db, &bus.url, 1)).await;
-    let b = Server::with(node(&db, &bus.url, 2)).await;
-    ready(&a).await;
-    ready(&b).await;
 
     // A watcher of the lobby on node 2 sees node 1's new public table.
     let mut watcher = b.client("Wanda").await;
@@ -139,20 +151,13 @@ fn metric(metrics: &str, name: &str) -> u64 {
 /// player with the most seats allowed on one node gets no more on another.
 #[tokio::test]
 async fn the_seat_limit_counts_every_nodes_tables() {
-    let Some(db) = testdb::database() else {
-        return;
-    };
-    let Some(bus) = testbus::TestBus::start() else {
-        return;
-    };
-    let limited = |n| Config {
+    let limited = |c| Config {
         max_tables_per_player: 2,
-        ..node(&db, &bus.url, n)
+        ..c
     };
-    let a = Server::with(limited(1)).await;
-    let b = Server::with(limited(2)).await;
-    ready(&a).await;
-    ready(&b).await;
+    let Some((_bus, [a, b])) = cluster(limited).await else {
+        return;
+    };
 
     let mut x = a.client("Xena").await;
     x.create(json!({"seat":"X"})).await;
@@ -202,18 +207,9 @@ async fn metric_when(server: &Server, name: &str, done: impl Fn(u64) -> bool) ->
 /// players of a game on it finish that game on its new node.
 #[tokio::test]
 async fn a_stopped_nodes_tables_are_shared_out_among_the_others() {
-    let Some(db) = testdb::database() else {
+    let Some((_bus, [a, b, c])) = cluster(|c| c).await else {
         return;
     };
-    let Some(bus) = testbus::TestBus::start() else {
-        return;
-    };
-    let a = Server::with(node(&db, &bus.url, 1)).await;
-    let b = Server::with(node(&db, &bus.url, 2)).await;
-    let c = Server::with(node(&db, &bus.url, 3)).await;
-    for n in [&a, &b, &c] {
-        ready(n).await;
-    }
     assert_eq!(metric_when(&a, "oxo_bus_peers", |n| n == 2).await, 2);
 
     // Four tables on node 1: a game in play and three waiting.
