@@ -295,7 +295,7 @@
  * @property {(string | null)} [name] The display name to use (validated; defaults to "Player").
  * @property {(string | null)} [token] The secret session token from an earlier `welcome`, if any.
  * @property {"hello"} type
- * @property {number} version The protocol version the client speaks ([`crate::PROTOCOL_VERSION`]).
+ * @property {number} version The protocol version the client speaks ([`crate::PROTOCOL_VERSION`]). Any whole number is read, so that a server can answer every version it does not speak with `unsupported_version`.
  */
 
 /**
