@@ -71,11 +71,10 @@ impl Widget for &Online {
                     .then_some(self.cursor),
                 last: table.moves.last().copied(),
                 win: table.outcome.map_or(Bitboard::EMPTY, |o| o.cells()),
+                over: table.status != TableStatus::InProgress,
                 // Empty cells show the numbers that play them, only to
-                // someone who can: not after the round, nor to a spectator
-                // with no seat to take.
-                over: table.status != TableStatus::InProgress
-                    || (me.is_none() && !has_free_seat(table)),
+                // someone who can: not to a spectator with no seat to take.
+                numbers: me.is_some() || has_free_seat(table),
                 values: [None; 9],
             };
             render_board(&marks, &view, size, rect, self.theme, buf);

@@ -72,9 +72,12 @@ pub(crate) struct CellView {
     pub(crate) last: Option<Square>,
     /// The winning line's cells.
     pub(crate) win: Bitboard,
-    /// Whether empty cells stay blank: the round is over, or the one
-    /// looking cannot move there.
+    /// Whether the round is over: empty cells stay blank, and the marks
+    /// off the winning line dim.
     pub(crate) over: bool,
+    /// Whether empty cells show the numbers that play them: not to someone
+    /// who cannot move there (a spectator, or people watching two bots).
+    pub(crate) numbers: bool,
     /// The perfect-play values shown in empty cells.
     pub(crate) values: [Option<Value>; 9],
 }
@@ -203,6 +206,7 @@ fn render_cell(
                     let (x, y) = centered(&text, mid);
                     buf.set_string(x, y, text, theme.value(value));
                 }
+                None if !view.numbers => {}
                 None => {
                     let text = sq.number().to_string();
                     let (x, y) = centered(&text, mid);

@@ -40,6 +40,15 @@ fn footer_hints(app: &App) -> Vec<KeyHint> {
             hint("?", "keys", 1),
             hint("q", "quit", 2),
         ],
+        // Bots in both seats: nobody at the keyboard places or takes back
+        // a mark.
+        (Screen::Game, Some(s)) if s.bots_only() => vec![
+            hint("v", "values", 3),
+            hint("r", "restart", 2),
+            hint("n", "new game", 4),
+            hint("?", "keys", 0),
+            hint("q", "quit", 1),
+        ],
         (Screen::Game, _) => vec![
             hint("←↑↓→", "move", 2),
             hint("Enter", "place", 3),

@@ -111,6 +111,8 @@ pub(super) fn render_game(app: &App, s: &Session, body: Rect, buf: &mut Buffer) 
         last: game.moves().last().copied(),
         win: outcome.map_or(Bitboard::EMPTY, |o| o.cells()),
         over: game.is_over(),
+        // Bots in both seats: nobody types a cell's number.
+        numbers: !s.bots_only(),
         values,
     };
     render_board(

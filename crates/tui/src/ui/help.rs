@@ -27,7 +27,36 @@ const SETUP: [(&str, &str); 10] = [
     ("", ""),
 ];
 
-pub(super) fn render_help(screen: Screen, theme: Theme, area: Rect, buf: &mut Buffer) {
+/// The game screen's keys when bots play both marks (nobody at the keyboard
+/// moves): full, then compact.
+const WATCH: [(&str, &str); 7] = [
+    ("v", "show each free cell's value: win/draw/loss"),
+    ("r", "restart this round; once over: next round"),
+    ("Enter", "next round, once the game is over"),
+    ("n", "new game: back to set-up"),
+    ("?", "show or hide this help"),
+    ("q  Ctrl-C", "quit (q twice with scores on the screen)"),
+    ("", ""),
+];
+const WATCH_COMPACT: [(&str, &str); 7] = [
+    ("v", "values of free cells"),
+    ("r", "restart, or next round"),
+    ("Enter", "next round, once over"),
+    ("n", "new game"),
+    ("?", "this help"),
+    ("q", "quit"),
+    ("", ""),
+];
+
+/// The help window of `screen`; with `bots_only`, the game screen's keys
+/// leave out those that place or take back a mark.
+pub(super) fn render_help(
+    screen: Screen,
+    bots_only: bool,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     const FULL: [(&str, &str); 15] = [
         ("←↑↓→  h j k l", "move the cursor"),
         ("Enter  Space", "place your mark at the cursor"),
@@ -61,6 +90,8 @@ pub(super) fn render_help(screen: Screen, theme: Theme, area: Rect, buf: &mut Bu
     ];
     let (rows, key_w): (&[(&str, &str)], usize) = match screen {
         Screen::Setup => (&SETUP, 12),
+        Screen::Game if bots_only && area.width >= 64 => (&WATCH, 15),
+        Screen::Game if bots_only => (&WATCH_COMPACT, 10),
         Screen::Game if area.width >= 64 => (&FULL, 15),
         Screen::Game => (&COMPACT, 10),
     };

@@ -78,7 +78,8 @@ impl Widget for &App {
         }
         render_footer(self, footer, buf);
         if self.overlay() == Some(Overlay::Help) {
-            render_help(self.screen(), self.theme(), area, buf);
+            let bots_only = self.session().is_some_and(|s| s.bots_only());
+            render_help(self.screen(), bots_only, self.theme(), area, buf);
         }
     }
 }

@@ -515,3 +515,45 @@ fn compact_terminal() {
     let setup = App::new(Config::default(), Theme::COLOR);
     insta::assert_snapshot!("compact_set_up", draw(&setup, 40, 12).backend());
 }
+
+/// In a game between two bots nobody at the keyboard moves: the footer,
+/// the board and the help window show only the keys that act (no cursor
+/// keys, no Enter to place, no cell numbers, no undo).
+#[test]
+fn a_bots_only_game_shows_only_the_keys_that_work() {
+    let mut app = App::new(Config::seated("bot:easy", "bot:perfect"), Theme::MONO);
+    app.tick();
+    for (w, h) in [(80, 24), (120, 40), (40, 14), (32, 12)] {
+        let screen = rows(&draw(&app, w, h));
+        let all = screen.join("\n");
+        let footer = screen.last().expect("a footer row");
+        for key in ["move", "place", "cell", "undo"] {
+            assert!(
+                !footer.contains(key),
+                "{w}x{h}: {key:?} in the footer\n{all}"
+            );
+        }
+        assert!(footer.contains("q quit"), "{w}x{h}: the quit key\n{all}");
+        // The cells show no numbers to type (the row labels sit left of
+        // the grid).
+        for row in &screen {
+            let grid = row.trim_start().trim_start_matches(['1', '2', '3']);
+            if !grid.trim_start().starts_with('│') {
+                continue;
+            }
+            let cells: String = grid.split('│').skip(1).take(3).collect();
+            assert!(
+                !cells.chars().any(|c| c.is_ascii_digit()),
+                "{w}x{h}: a cell number in {row:?}\n{all}"
+            );
+        }
+    }
+    let wide = rows(&draw(&app, 80, 24)).join("\n");
+    assert!(wide.contains("r restart"), "{wide}");
+    app.toggle_help();
+    let help = rows(&draw(&app, 80, 24)).join("\n");
+    for gone in ["place", "undo", "move the cursor"] {
+        assert!(!help.contains(gone), "{gone:?} in the help\n{help}");
+    }
+    assert!(help.contains("restart") && help.contains("quit"), "{help}");
+}
