@@ -29,6 +29,7 @@ use state::Online;
 
 mod help;
 mod keys;
+mod link;
 mod lobby;
 mod names;
 mod net;

@@ -19,6 +19,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::help::render_help;
 use super::keys::key_rows;
+use super::link::{LinkRows, link_rows};
 use super::lobby::render_lobby;
 use super::state::{Online, has_free_seat};
 use super::status::status;
@@ -31,10 +32,6 @@ use crate::ui::render_too_small;
 const INFO_WIDTH: u16 = 36;
 /// Rows kept for them under the board when they do not fit beside it.
 const INFO_HEIGHT: u16 = 5;
-/// What a waiting table's link is shown with.
-const LINK_LABEL: &str = "Link for a friend:";
-/// At most this many rows for a waiting table's link.
-const LINK_ROWS: u16 = 3;
 /// Rows kept for the information under the smallest board in a cramped
 /// terminal, where the blank line under the title gives way.
 const CRAMPED_INFO: u16 = 2;
@@ -82,8 +79,8 @@ impl Widget for &Online {
         let mut lines = Vec::new();
         game(self, table, usize::from(layout.info.width), &mut lines);
         Paragraph::new(fit(lines, layout.info)).render(layout.info, buf);
-        if let (Some(rect), Some(link)) = (layout.link, link(self)) {
-            Paragraph::new(format!("{LINK_LABEL} {link}"))
+        if let Some((rect, text)) = layout.link {
+            Paragraph::new(text)
                 .wrap(Wrap { trim: false })
                 .render(rect, buf);
         }
@@ -101,9 +98,9 @@ struct TableLayout {
     board: Option<(Size, Rect)>,
     /// Players, status, spectators and chat.
     info: Rect,
-    /// The table's link, under the board, while it waits for an
-    /// opponent of mine (to give a friend).
-    link: Option<Rect>,
+    /// The table's link with its label, under the board, while it waits
+    /// for an opponent of mine (to give a friend).
+    link: Option<(Rect, String)>,
     /// The message and the keys.
     footer: Rect,
 }
@@ -124,8 +121,7 @@ impl TableLayout {
     /// The layout with rows for the table's `link` (with its label) under
     /// the board: the ones below it (the information beside the board then
     /// ends there), or the information's first ones when it is under the
-    /// board. A row too narrow for the link takes it wrapped on at most
-    /// [`LINK_ROWS`].
+    /// board (see [`link_rows`]).
     fn with_link(mut self, link: &str) -> TableLayout {
         let Some((_, board)) = self.board else {
             return self;
@@ -138,18 +134,8 @@ impl TableLayout {
         } else {
             self.footer.y
         };
-        let columns = usize::from(width.max(1));
-        let url = crate::text::width(link);
-        // On one row with its label, else the label's row and the rest.
-        let needed = if LINK_LABEL.len() + 1 + url <= columns {
-            1
-        } else {
-            1 + url.div_ceil(columns)
-        };
-        let rows = bottom
-            .saturating_sub(board.bottom())
-            .min(u16::try_from(needed).unwrap_or(u16::MAX))
-            .min(LINK_ROWS);
+        let room = bottom.saturating_sub(board.bottom());
+        let LinkRows { text, rows } = link_rows(link, width, room, info_under);
         if rows == 0 {
             return self;
         }
@@ -159,7 +145,7 @@ impl TableLayout {
         } else {
             self.info.height = board.bottom().saturating_sub(self.info.y);
         }
-        self.link = Some(Rect::new(x, board.bottom(), width, rows));
+        self.link = Some((Rect::new(x, board.bottom(), width, rows), text));
         self
     }
 

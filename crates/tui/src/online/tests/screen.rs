@@ -57,6 +57,36 @@ fn a_waiting_tables_link_shows_under_the_board() {
 }
 
 #[test]
+fn a_waiting_table_says_it_waits_and_shows_its_whole_link_at_every_size() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let id = "0123456789abcdef0123456789abcdef";
+    let mut table = state(id, "me");
+    table.status = TableStatus::Waiting;
+    table.players.o = None;
+    table.game_id = None;
+    table.turn = None;
+    table_msg(&mut o, &table);
+    let link = format!("http://127.0.0.1:8080/t/{id}");
+    for (width, height) in [(32, 12), (33, 12), (40, 12), (32, 13), (40, 14)]
+        .into_iter()
+        .chain(SIZES)
+    {
+        let (_, screen) = draw(&o, width, height);
+        assert!(
+            screen.contains("Waiting"),
+            "{width}x{height}: that it waits\n{screen}"
+        );
+        // The link may wrap, never lose a character.
+        let joined: String = screen.split_whitespace().collect();
+        assert!(
+            joined.contains(&link),
+            "{width}x{height}: the whole link\n{screen}"
+        );
+    }
+}
+
+#[test]
 fn whose_turn_the_clock_and_the_result_show_at_every_size() {
     let (mut o, _rx) = online();
     welcome(&mut o);
