@@ -186,7 +186,14 @@ impl Online {
                 tables,
             } => {
                 self.connected = true;
-                self.message = format!("Connected to {} as {name}", self.address.http_url());
+                // Back at a table after a reconnect, a short word: in a
+                // small terminal a long one would hide the players' rows
+                // (the title says where and as whom when it shows).
+                self.message = if self.table.is_some() {
+                    "Connected again".to_owned()
+                } else {
+                    format!("Connected to {} as {name}", self.address.http_url())
+                };
                 self.name = name;
                 self.me = Some(player_id);
                 self.hold(tables);

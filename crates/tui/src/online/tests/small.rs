@@ -180,3 +180,27 @@ fn the_round_number_stays_beside_its_word_in_a_narrow_column() {
         assert!(screen.contains("draws 0"), "{width}x{height}\n{screen}");
     }
 }
+
+#[test]
+fn after_a_reconnect_at_a_table_the_opponent_shows_at_the_smallest_size() {
+    use super::super::net::News;
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let t = state("t1", "me");
+    table_msg(&mut o, &t);
+    // The server restarts: the connection drops, comes back, and the
+    // table's state follows the welcome.
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+        tables: vec!["t1".into()],
+    });
+    table_msg(&mut o, &t);
+    for (width, height) in [(32, 12), (33, 13), (40, 12)] {
+        let (_, screen) = draw(&o, width, height);
+        assert!(screen.contains("Connected"), "{width}x{height}\n{screen}");
+        assert!(screen.contains("O Bob"), "{width}x{height}\n{screen}");
+        assert!(screen.contains("Your move"), "{width}x{height}\n{screen}");
+    }
+}
