@@ -20,6 +20,10 @@ const ECHO_CHARS: usize = 24;
 /// skipped to its end without being kept).
 const MAX_LINE: usize = 1024;
 
+/// What a game between two bots says after its scores: the next round
+/// waits for a line, and nobody at the keyboard would know which.
+const NEXT_PROMPT: &str = "Type next for another round, or quit";
+
 /// What reading one input line found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Read {
@@ -132,7 +136,8 @@ fn parse(line: &str) -> Option<Command> {
 /// ends, its result and the scores are printed and the next round starts at
 /// once; with bots in both seats the next round waits for `next` (or
 /// `restart`; a cell is refused, the game being over), so that a script
-/// decides how many games to watch. End of input ends the session.
+/// decides how many games to watch, and the scores are followed by
+/// `Type next for another round, or quit`. End of input ends the session.
 ///
 /// # Errors
 ///
@@ -290,7 +295,7 @@ impl<W: Write> Lines<W> {
             self.say(&line)?;
             self.scores("Scores")?;
             if self.session.bots_only() {
-                Ok(())
+                self.say(NEXT_PROMPT)
             } else {
                 self.session
                     .next_round()
@@ -434,9 +439,22 @@ mod tests {
     #[test]
     fn bots_only_go_on_with_next_or_restart_and_refuse_a_cell() {
         let out = run("bot:perfect", "bot:perfect", "b2\nrestart\nzz\nnext\n");
-        assert!(out.contains("Result: draw\nScores: Impossible (X) 0, Impossible (O) 0, draws 1\nRefused: the game is over\nRound 2: "), "{out}");
+        assert!(out.contains("Result: draw\nScores: Impossible (X) 0, Impossible (O) 0, draws 1\nType next for another round, or quit\nRefused: the game is over\nRound 2: "), "{out}");
         assert!(out.contains("Refused: 'zz' is not a cell"), "{out}");
         assert_eq!(out.matches("Result: draw\n").count(), 3, "{out}");
+    }
+
+    #[test]
+    fn bots_only_say_what_to_type_after_each_game() {
+        let out = run("bot:perfect", "bot:perfect", "next\n");
+        assert_eq!(out.matches(NEXT_PROMPT).count(), 2, "{out}");
+        assert!(
+            out.contains("draws 1\nType next for another round, or quit\nRound 2: "),
+            "{out}"
+        );
+        // People playing start the next round at once: no prompt.
+        let out = run("A", "B", "a1\nb1\na2\nb2\na3\n");
+        assert!(!out.contains(NEXT_PROMPT), "{out}");
     }
 
     #[test]
