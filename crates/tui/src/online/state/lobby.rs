@@ -38,8 +38,14 @@ impl Online {
                 let level = BotLevel::ALL[usize::from(c as u8 - b'1')];
                 self.create(false, Some(level));
             }
-            KeyCode::Char('s') => self.starter = step(&Starter::ALL, self.starter, true),
-            KeyCode::Char('t') => self.clock = (self.clock + 1) % CLOCKS.len(),
+            KeyCode::Char('s') => {
+                self.starter = step(&Starter::ALL, self.starter, true);
+                self.say_new_table_options();
+            }
+            KeyCode::Char('t') => {
+                self.clock = (self.clock + 1) % CLOCKS.len();
+                self.say_new_table_options();
+            }
             KeyCode::Char('q') => self.running = false,
             // Esc goes back everywhere else; the lobby is the first
             // screen, so it does not quit unasked.
@@ -71,6 +77,16 @@ impl Online {
             ..TableOptions::default()
         };
         self.ask(ClientMsg::CreateTable { options });
+    }
+
+    /// Says what `s` and `t` chose: the keys row shows it too, but not in
+    /// a narrow terminal.
+    fn say_new_table_options(&mut self) {
+        self.message = format!(
+            "New tables — starts: {} · {}",
+            self.starter.describe(),
+            self.clock_text()
+        );
     }
 
     /// The time per move offered for new tables, for people.

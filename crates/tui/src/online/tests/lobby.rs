@@ -120,3 +120,24 @@ fn the_lobby_keys_to_create_and_play_a_bot_show_in_a_short_terminal() {
         assert!(screen.contains(key), "80x15: {key}\n{screen}");
     }
 }
+
+#[test]
+fn the_starter_and_clock_keys_say_what_they_chose_even_where_their_keys_are_hidden() {
+    let (mut o, _rx) = online();
+    o.message = "Connected to http://127.0.0.1:8080 as Me".to_owned();
+    let press = |o: &mut super::Online, c: char| {
+        o.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    };
+    press(&mut o, 't');
+    for (width, height) in [(32, 12), (40, 14), (80, 24)] {
+        let (_, screen) = draw(&o, width, height);
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("15 s a move"), "{width}x{height}\n{screen}");
+    }
+    press(&mut o, 's');
+    for (width, height) in [(32, 12), (40, 14), (80, 24)] {
+        let (_, screen) = draw(&o, width, height);
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("always X"), "{width}x{height}\n{screen}");
+    }
+}
