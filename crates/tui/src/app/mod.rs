@@ -301,9 +301,13 @@ impl App {
     /// Whether the game waits on a bot with bots in both seats: the event
     /// loop then calls [`App::tick`] after a pause, so people can watch.
     /// (A bot playing a person answers at once, inside the person's move.)
+    /// Not while the board is hidden (the help window over it, or a
+    /// terminal too small to draw it): nothing happens unseen.
     #[must_use]
     pub(crate) fn wants_tick(&self) -> bool {
         self.screen == Screen::Game
+            && self.overlay.is_none()
+            && !self.too_small()
             && self
                 .session
                 .as_ref()

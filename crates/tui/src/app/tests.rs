@@ -107,3 +107,24 @@ fn hints_and_help_toggle() {
     app.close_overlay();
     assert_eq!(app.overlay(), None);
 }
+
+#[test]
+fn bots_wait_while_their_board_is_hidden() {
+    let mut app = App::seated("bot:perfect", "bot:random");
+    let t0 = Instant::now();
+    // A terminal too small to draw the board: nothing happens unseen.
+    app.resize(20, 8);
+    assert_eq!(app.bot_due(t0), None);
+    app.tick();
+    assert!(app.moves().is_empty(), "no move while too small");
+    // The help window over the board: the game waits for it to close.
+    app.resize(80, 24);
+    app.toggle_help();
+    assert_eq!(app.bot_due(t0), None);
+    app.tick();
+    assert!(app.moves().is_empty(), "no move under the help");
+    app.close_overlay();
+    assert_eq!(app.bot_due(t0), Some(t0 + BOT_PAUSE));
+    app.tick();
+    assert_eq!(app.moves().len(), 1);
+}
