@@ -25,7 +25,7 @@ import { conn } from './net.js';
 import { h, replace, announce } from './dom.js';
 import { Board } from './board.js';
 import { mySeats } from './session.js';
-import { SQUARES, parseBoard, index, outcomeCells, other, bySeat, winnerOf } from './notation.js';
+import { SQUARES, parseBoard, index, outcomeCells, other, bySeat, winnerOf, firstMover } from './notation.js';
 import { view, describe, departureText, moveClock } from './status.js';
 import { Presence } from './presence.js';
 import { moveSender } from './sendmove.js';
@@ -288,7 +288,7 @@ export function mountGame(main, { tableId, watch }) {
     const table = current();
     const parts = [];
     if (prev && prev.round === table.round && table.moves.length > prev.moves.length) {
-      let player = table.first;
+      let player = firstMover(table);
       for (let i = 0; i < table.moves.length; i++) {
         if (i >= prev.moves.length) parts.push(`${player} played ${table.moves[i]}.`);
         player = other(player);
@@ -437,7 +437,7 @@ function departed(before, t) {
       seat,
       won,
       winnerName: won ? bySeat(t.players, won)?.name ?? won : null,
-      first: before.first,
+      first: firstMover(before),
       moves: before.moves,
       gameId: before.game_id,
     };

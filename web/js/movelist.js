@@ -9,7 +9,7 @@
 
 import { h, replace } from './dom.js';
 import { markSvg } from './board.js';
-import { other } from './notation.js';
+import { other, firstMover } from './notation.js';
 import { outcomeText, departureText } from './status.js';
 import { explainGame, annotateMoves } from './explain.js';
 
@@ -42,7 +42,7 @@ export function moveList() {
     drawn = table;
     // Waiting after an opponent left: the round they left, and how it ended.
     const left = table.status === 'waiting' && departure?.moves.length ? departure : null;
-    let player = left ? left.first : table.first;
+    let player = left ? left.first : firstMover(table);
     const items = (left ? left.moves : table.status === 'waiting' ? [] : table.moves).map((sq, i, moves) => {
       const li = h('li.move', { dataset: { player } },
         h('span.move-n', {}, `${i + 1}.`),
@@ -70,7 +70,7 @@ export function moveList() {
     const over = table.status === 'round_over' ? table : left?.outcome ? left : null;
     if (over && over.moves.length) {
       const shown = table;
-      explainGame(over.first, over.moves).then((e) => {
+      explainGame(firstMover(over), over.moves).then((e) => {
         if (drawn !== shown) return;
         annotateMoves(list, e);
         // The verdicts make the list taller: keep its end (the result) in view.

@@ -63,6 +63,16 @@ export function other(player) {
 }
 
 /**
+ * Who moved first in a table state's round. The state names nobody before
+ * its first round starts; that round has no moves yet, so X stands in.
+ * @param {{ first?: Player | null }} table
+ * @returns {Player}
+ */
+export function firstMover(table) {
+  return table.first ?? 'X';
+}
+
+/**
  * `seat`'s value in a pair of values per player (`{ x, o }` on the wire).
  * @template T
  * @param {{ x?: T, o?: T } | null | undefined} pair

@@ -552,7 +552,7 @@
  * Everything a client needs to draw a table, sent after every change.
  * @typedef {object} TableState
  * @property {string} board The board in position notation (`X.O.X....`).
- * @property {Player} first Who moved first this round.
+ * @property {(Player | null)} [first] Who moved first this round; absent before the first round starts (the starter rule, a coin toss perhaps, decides it then).
  * @property {(GameId | null)} [game_id] The id of this round's game record (for its replay), once it started.
  * @property {TableId} id The table's id (unguessable for private tables).
  * @property {number} move_number The number of moves played this round.

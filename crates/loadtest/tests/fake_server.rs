@@ -71,7 +71,7 @@ impl Table {
             spectators: 0,
             round: self.round,
             game_id: Some(format!("{id}-{}", self.round).into()),
-            first: self.game.first(),
+            first: Some(self.game.first()),
             board: self.game.position().to_string(),
             moves: self.game.moves().to_vec(),
             move_number: self.game.moves().len() as u32,

@@ -117,8 +117,10 @@ pub struct TableState {
     /// The id of this round's game record (for its replay), once it started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_id: Option<GameId>,
-    /// Who moved first this round.
-    pub first: Player,
+    /// Who moved first this round; absent before the first round starts
+    /// (the starter rule, a coin toss perhaps, decides it then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<Player>,
     /// The board in position notation (`X.O.X....`).
     pub board: String,
     /// This round's moves in order.

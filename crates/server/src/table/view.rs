@@ -126,7 +126,7 @@ impl View<'_> {
             spectators: self.spectators(),
             round: s.round().max(1),
             game_id: round.map(|r| r.key.id.clone()),
-            first: game.first(),
+            first: round.map(|r| r.game.first()),
             board: game.position().board().to_string(),
             moves: game.moves().to_vec(),
             move_number: u32::try_from(game.moves().len()).expect("a game has at most 9 moves"),

@@ -208,9 +208,19 @@ fn drain(actor: &mut Actor) {
 
 /// The invariants every table state must satisfy on its own.
 pub fn check_state(t: &TableState) {
+    // Before the first round nobody moved first, and there is no game.
+    assert_eq!(t.first.is_none(), t.game_id.is_none(), "{t:?}");
+    let Some(first) = t.first else {
+        assert!(t.moves.is_empty(), "{t:?}");
+        assert!(
+            matches!(t.status, TableStatus::Waiting | TableStatus::Closed),
+            "{t:?}"
+        );
+        return;
+    };
     // Marks alternate from the first player, one per cell: the move list
     // replays as a game, and the board is that game's.
-    let game = Game::from_moves(t.first, &t.moves)
+    let game = Game::from_moves(first, &t.moves)
         .unwrap_or_else(|e| panic!("moves {:?} do not replay: {e}: {t:?}", t.moves));
     let board = game.position().board().to_string();
     assert_eq!(t.board, board, "{t:?}");
@@ -219,7 +229,7 @@ pub fn check_state(t: &TableState) {
         game.position().board().marks(Player::X).count(),
         game.position().board().marks(Player::O).count(),
     );
-    let (firsts, seconds) = if t.first == Player::X { (x, o) } else { (o, x) };
+    let (firsts, seconds) = if first == Player::X { (x, o) } else { (o, x) };
     assert!(firsts == seconds || firsts == seconds + 1, "{t:?}");
     // At most one outcome: the board's if it shows one; otherwise only a
     // win by forfeit, timeout or drop.
@@ -258,7 +268,7 @@ fn check_model(t: &TableState, m: &Model, who: Who) {
     let ctx = || format!("{who:?} saw {t:?}\nmodel {m:?}");
     assert_eq!(t.status, m.status(), "{}", ctx());
     assert_eq!(t.round, m.round, "{}", ctx());
-    assert_eq!(t.first, m.game.first(), "{}", ctx());
+    assert_eq!(t.first, Some(m.game.first()), "{}", ctx());
     assert_eq!(t.moves, m.game.moves(), "{}", ctx());
     assert_eq!(t.outcome, m.game.outcome(), "{}", ctx());
     assert_eq!(t.scores, m.scores, "{}", ctx());
@@ -310,7 +320,11 @@ pub async fn run(data: &[u8]) {
     let watch = format!(r#"{{"type":"watch_table","id":0,"table_id":"{table}"}}"#);
     let (states, reply) = request(&mut actors[2], &watch, 0).await;
     assert_eq!(reply, Reply::Ok);
-    let first = states.last().expect("the table's state").first;
+    let first = states
+        .last()
+        .expect("the table's state")
+        .first
+        .expect("the round started");
     if starter != Starter::Toss {
         let expected = if starter == Starter::O {
             Player::O
@@ -455,7 +469,11 @@ pub async fn run(data: &[u8]) {
                             Starter::O => Player::O,
                             Starter::Alternate if model.round % 2 == 1 => Player::X,
                             Starter::Alternate => Player::O,
-                            Starter::Toss => states.last().expect("the new round").first,
+                            Starter::Toss => states
+                                .last()
+                                .expect("the new round")
+                                .first
+                                .expect("a started round names its first mover"),
                         };
                         model.game = Game::with_first(first);
                         model.wants = ByPlayer { x: false, o: false };

@@ -213,7 +213,7 @@ async fn rematch_updates_scores_and_alternates_the_starter() {
     let (mut x, mut o, table) = pair(&server, json!({"starter":"alternate"})).await;
     let state = x.ok(json!({"type":"sync","table_id":table})).await;
     let first = last_table(&state).unwrap();
-    assert_eq!((first.round, first.first), (1, Player::X));
+    assert_eq!((first.round, first.first), (1, Some(Player::X)));
     let game1 = first.game_id.clone().unwrap();
     x.refused(
         json!({"type":"rematch","table_id":table}),
@@ -230,7 +230,7 @@ async fn rematch_updates_scores_and_alternates_the_starter() {
     assert_eq!(round2.status, TableStatus::InProgress);
     assert_eq!(
         (round2.round, round2.first, round2.turn),
-        (2, Player::O, Some(Player::O))
+        (2, Some(Player::O), Some(Player::O))
     );
     assert_eq!(
         (round2.scores.x, round2.scores.o),
@@ -253,7 +253,7 @@ async fn rematch_updates_scores_and_alternates_the_starter() {
     o.ok(json!({"type":"rematch","table_id":table})).await;
     let events = x.ok(json!({"type":"rematch","table_id":table})).await;
     let round3 = last_table(&events).unwrap();
-    assert_eq!((round3.round, round3.first), (3, Player::X));
+    assert_eq!((round3.round, round3.first), (3, Some(Player::X)));
     assert_eq!(
         (round3.scores.x, round3.scores.o, round3.scores.draws),
         (0, 2, 0)

@@ -31,4 +31,5 @@ mod raw_ws;
 mod reconnect;
 mod refusals;
 mod restart;
+mod state;
 mod trust;

@@ -94,7 +94,7 @@ async fn unfinished_games_resume_after_a_restart() {
     x.ok(json!({"type":"rematch","table_id":table})).await;
     let events = o.ok(json!({"type":"rematch","table_id":table})).await;
     let next = crate::common::last_table(&events).unwrap();
-    assert_eq!((next.round, next.first), (2, Player::O));
+    assert_eq!((next.round, next.first), (2, Some(Player::O)));
     server.stop().await;
 
     // And the finished round's score is there after another restart.

@@ -79,7 +79,7 @@ fn state(id: &str, me: &str) -> TableState {
         spectators: 0,
         round: 1,
         game_id: Some("g1".into()),
-        first: Player::X,
+        first: Some(Player::X),
         board: ".........".into(),
         moves: vec![],
         move_number: 0,
