@@ -140,16 +140,58 @@ pub(super) async fn recent_games(
     client: &impl GenericClient,
     query: &GamesQuery,
 ) -> Result<Vec<GameSummary>, ServerError> {
+    let rows = listed_rows(client, query).await?;
+    let mut out = Vec::new();
+    for r in &rows {
+        if out.len() >= query.limit as usize {
+            break;
+        }
+        let (x_id, o_id): (&str, &str) = (r.get(1), r.get(3));
+        if !query.lists(x_id, o_id, r.get(8)) {
+            continue;
+        }
+        let id: String = r.get(0);
+        let outcome: Option<String> = r.get(5);
+        let outcome =
+            outcome.ok_or_else(|| ServerError::Corrupt(format!("game {id} has no outcome")))?;
+        out.push(GameSummary {
+            players: ByPlayer {
+                x: r.get(2),
+                o: r.get(4),
+            },
+            outcome: from_json("outcome", &outcome)?,
+            moves: small(r, 6, "moves")?,
+            ended_at_ms: r.get(7),
+            id: id.into(),
+        });
+    }
+    Ok(out)
+}
+
+/// The rows of the games `query` lists, newest first and at most
+/// `query.limit` of them: what [`recent_games`] fetches from the database,
+/// one page, never the whole scan to be paged here.
+pub(super) async fn listed_rows(
+    client: &impl GenericClient,
+    query: &GamesQuery,
+) -> Result<Vec<Row>, ServerError> {
     const COLUMNS: &str = "id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public, seq";
     let scan = i64::from(PLAYER_SCAN);
     let rows = match &query.player {
+        // The newest finished games, walked down `games_ended` and
+        // filtered as they come: the database stops after `limit` listed
+        // games (the rule of `GamesQuery::lists` for no player).
         None => client
             .query(
                 &format!(
-                    "SELECT {COLUMNS} FROM games
-                     WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC, seq DESC LIMIT $1"
+                    "SELECT {COLUMNS} FROM (
+                         SELECT {COLUMNS} FROM games
+                         WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC, seq DESC LIMIT $1
+                     ) AS newest
+                     WHERE public OR x_id = $2 OR o_id = $2
+                     ORDER BY ended_ms DESC, seq DESC LIMIT $3"
                 ),
-                &[&scan],
+                &[&scan, &query.asker, &i64::from(query.limit)],
             )
             .await
             .map_err(db)?,
@@ -181,31 +223,7 @@ pub(super) async fn recent_games(
                 .map_err(db)?
         }
     };
-    let mut out = Vec::new();
-    for r in &rows {
-        if out.len() >= query.limit as usize {
-            break;
-        }
-        let (x_id, o_id): (&str, &str) = (r.get(1), r.get(3));
-        if !query.lists(x_id, o_id, r.get(8)) {
-            continue;
-        }
-        let id: String = r.get(0);
-        let outcome: Option<String> = r.get(5);
-        let outcome =
-            outcome.ok_or_else(|| ServerError::Corrupt(format!("game {id} has no outcome")))?;
-        out.push(GameSummary {
-            players: ByPlayer {
-                x: r.get(2),
-                o: r.get(4),
-            },
-            outcome: from_json("outcome", &outcome)?,
-            moves: small(r, 6, "moves")?,
-            ended_at_ms: r.get(7),
-            id: id.into(),
-        });
-    }
-    Ok(out)
+    Ok(rows)
 }
 
 /// The tables `held` (claimed by this node), with their seated players and

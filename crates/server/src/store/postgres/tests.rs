@@ -154,3 +154,56 @@ async fn a_players_games_are_found_behind_a_scan_worth_of_newer_games() {
     let ids: Vec<_> = games.iter().map(|g| g.id.as_str()).collect();
     assert_eq!(ids, ["g1"]);
 }
+
+/// `GET /api/games` fetches one page from the database, not the whole scan
+/// to page in memory: with many listed games, the statement answers at
+/// most `limit` rows, with or without a player, anonymous or not.
+#[tokio::test]
+async fn the_games_list_fetches_one_page_of_rows() {
+    let Some(url) = database() else { return };
+    let store = node(&url, 1);
+    store
+        .commit(finished_game(1, "p", "q", false, 1))
+        .await
+        .unwrap();
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .execute(
+            "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, o_id, o_name,
+                                started_ms, ended_ms, outcome, moves, public)
+             SELECT i + 10, 'other' || i, 't', i, 'X', 'a', 'A', 'b', 'B', 0, 1000 + i,
+                    '{\"result\":\"draw\"}', 9, true
+             FROM generate_series(1, 500) AS i",
+            &[],
+        )
+        .await
+        .unwrap();
+    for (player, asker) in [(None, None), (None, Some("q")), (Some("a"), None)] {
+        let query = GamesQuery {
+            player: player.map(str::to_owned),
+            asker: asker.map(str::to_owned),
+            limit: 5,
+        };
+        let rows = super::reads::listed_rows(&client, &query).await.unwrap();
+        assert_eq!(rows.len(), 5, "{query:?}");
+        let games = store.recent_games(query).await.unwrap();
+        let ids: Vec<_> = games.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["other500", "other499", "other498", "other497", "other496"]
+        );
+    }
+    // A player's own private game, older than all the others, is found
+    // behind them.
+    let query = GamesQuery {
+        player: Some("q".into()),
+        asker: Some("q".into()),
+        limit: 100,
+    };
+    let games = store.recent_games(query).await.unwrap();
+    let ids: Vec<_> = games.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(ids, ["g1"]);
+}
