@@ -237,6 +237,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
         read_limit: or_off(defaults.read_limit),
         chat_limit: or_off(defaults.chat_limit),
         rounds_limit: or_off(defaults.rounds_limit),
+        names_limit: or_off(defaults.names_limit),
         idle_timeout: args.idle_timeout,
         max_tables_per_player: args.max_tables_per_player,
         trusted_proxies: args.trusted_proxies.clone(),

@@ -49,6 +49,8 @@ struct Buckets {
     chat: Bucket,
     /// New rounds: tables created and rematches asked for.
     rounds: Bucket,
+    /// Renames.
+    names: Bucket,
 }
 
 impl Buckets {
@@ -56,6 +58,7 @@ impl Buckets {
         match budget {
             Budget::Chat => &mut self.chat,
             Budget::Rounds => &mut self.rounds,
+            Budget::Names => &mut self.names,
         }
     }
 }
@@ -67,6 +70,9 @@ pub(crate) enum Budget {
     Chat,
     /// New rounds: tables created and rematches asked for.
     Rounds,
+    /// Renames (a durable write, and a new state at each of the player's
+    /// tables).
+    Names,
 }
 
 /// A token a request took from its player's budget before it was
@@ -120,6 +126,7 @@ impl Account {
             Box::new(Buckets {
                 chat: Bucket::new(now),
                 rounds: Bucket::new(now),
+                names: Bucket::new(now),
             })
         });
         buckets.get(budget).take(limit, now).then(|| Spent {

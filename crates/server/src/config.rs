@@ -85,6 +85,11 @@ pub struct Config {
     /// all their connections together): what bounds the game records one
     /// player can make.
     pub rounds_limit: RateLimit,
+    /// Renames per player (`set_name`, and a `hello` that changes the
+    /// name; all their connections together): each is a durable write and
+    /// a new state at every table where the player sits. Setting the name
+    /// one has already costs nothing.
+    pub names_limit: RateLimit,
     /// New players (`hello` without a token) per client address (IPv4
     /// address or IPv6 /64); returning players are not counted.
     pub new_players: RateLimit,
@@ -202,6 +207,7 @@ impl Default for Config {
             read_limit: RateLimit::new(256.0 * 1024.0, 1024 * 1024),
             chat_limit: RateLimit::new(0.5, 5),
             rounds_limit: RateLimit::new(0.5, 20),
+            names_limit: RateLimit::new(0.2, 5),
             new_players: RateLimit::new(0.5, 30),
             flood_refusals: 200,
             flood_window: Duration::from_secs(10),

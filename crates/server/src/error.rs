@@ -85,6 +85,18 @@ impl ClientError {
         )
     }
 
+    /// `rate_limited` for a rename past the player's budget.
+    pub(crate) fn too_many_renames(limit: RateLimit) -> ClientError {
+        ClientError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "Too many renames: {} in a row, then one every {:.0} s",
+                limit.burst,
+                1.0 / limit.per_second
+            ),
+        )
+    }
+
     /// `shutting_down`.
     pub(crate) fn shutting_down() -> ClientError {
         ClientError::new(

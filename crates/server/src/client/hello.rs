@@ -90,9 +90,16 @@ impl Client {
             Some(token) => {
                 let account = self.resume(&token).await?;
                 if let Some(name) = name {
+                    // Past the player's renames budget, the player comes
+                    // back under the name they have (the welcome says which).
                     if *account.name() != *name {
-                        // The tables hear of it when this connection attaches.
-                        self.rename(&account, name, false).await?;
+                        if let Ok(spent) = self.spend_rename(&account, Instant::now()) {
+                            // The tables hear of it when this connection attaches.
+                            if let Err(e) = self.rename(&account, name, false).await {
+                                spent.give_back();
+                                return Err(e);
+                            }
+                        }
                     }
                 }
                 (account, token)

@@ -1,4 +1,4 @@
-//! The per-player budgets (chat lines, new rounds) are spent only by
+//! The per-player budgets (chat lines, new rounds, renames) are spent only by
 //! requests that are accepted: "a refused request changed nothing", so a
 //! player refused for another reason (not at the table, no such table, a
 //! round still in play, no seat left) keeps the budget for when the
@@ -77,6 +77,46 @@ async fn rounds_refused_for_another_reason_leave_the_new_game_budget_whole() {
     let second = p.create(json!({})).await.id.to_string();
     p.ok(json!({"type":"leave_table","table_id":second})).await;
     p.refused(json!({"type":"create_table"}), "rate_limited")
+        .await;
+    server.stop().await;
+}
+
+/// Each rename is a durable write and a new state at every table of the
+/// player: renames are limited per player, all their connections
+/// together, and setting the name one already has costs nothing.
+#[tokio::test]
+async fn renames_are_limited_per_player_and_keeping_ones_name_is_free() {
+    let server = Server::with(Config {
+        names_limit: RateLimit::new(0.01, 2),
+        ..config()
+    })
+    .await;
+    let mut p = server.connect().await;
+    let welcome = p
+        .hello(json!({"type":"hello","version":1,"name":"Pia"}))
+        .await;
+    let token = welcome["token"].as_str().expect("a token").to_owned();
+    for _ in 0..5 {
+        p.ok(json!({"type":"set_name","name":"Pia"})).await;
+    }
+    let (mut again, _) = server.resume(&token).await;
+    p.ok(json!({"type":"set_name","name":"Pia Two"})).await;
+    again
+        .ok(json!({"type":"set_name","name":"Pia Three"}))
+        .await;
+    let why = p
+        .refused(json!({"type":"set_name","name":"Pia Four"}), "rate_limited")
+        .await;
+    assert!(why.contains("renames"), "{why}");
+    // A hello that would rename, with the budget spent, comes back under
+    // the name the player has.
+    let mut third = server.connect().await;
+    let welcome = third
+        .hello(json!({"type":"hello","version":1,"token":token,"name":"Pia Five"}))
+        .await;
+    assert_eq!(welcome["name"], "Pia Three", "{welcome}");
+    third
+        .ok(json!({"type":"set_name","name":"Pia Three"}))
         .await;
     server.stop().await;
 }
