@@ -22,6 +22,9 @@ pub(crate) const TOO_BIG: u16 = 1009;
 /// Try again later: the server is full, or (cluster) a table is reloading.
 pub(crate) const TRY_AGAIN: u16 = 1013;
 
+/// The reason closed with [`INVALID_DATA`].
+pub(crate) const NOT_UTF8: &str = "text frames must be valid UTF-8";
+
 /// The reason closed with [`TOO_BIG`], whichever check found the message
 /// over `max` bytes (the server's own, or the WebSocket layer's).
 pub(crate) fn too_big(max: usize) -> String {

@@ -352,10 +352,11 @@ async fn on_frame(client: &mut Client, msg: Option<Result<Message, axum::Error>>
             None => return Some(End::Dropped),
             Some(code) => {
                 tracing::debug!(conn = outbox.id, error = %e, "websocket read failed");
-                let reason = if code == close::TOO_BIG {
-                    close::too_big(client.max_frame_bytes())
-                } else {
-                    format!("protocol error: {e}")
+                let reason = match code {
+                    close::TOO_BIG => close::too_big(client.max_frame_bytes()),
+                    // The decoder's own words quote the bad bytes.
+                    close::INVALID_DATA => close::NOT_UTF8.to_owned(),
+                    _ => format!("protocol error: {e}"),
                 };
                 outbox.close(code, reason);
                 return Some(End::Server);

@@ -50,6 +50,11 @@ impl RawWs {
 
     /// Reads frames until a close frame; returns its code.
     pub(crate) async fn close_code(&mut self) -> u16 {
+        self.close_frame().await.0
+    }
+
+    /// Reads frames until a close frame; returns its code and reason.
+    pub(crate) async fn close_frame(&mut self) -> (u16, String) {
         loop {
             let mut head = [0; 2];
             tokio::time::timeout(WAIT, self.tcp.read_exact(&mut head))
@@ -65,7 +70,8 @@ impl RawWs {
             let mut payload = vec![0; len];
             self.tcp.read_exact(&mut payload).await.unwrap();
             if head[0] & 0x0f == 0x8 {
-                return u16::from_be_bytes([payload[0], payload[1]]);
+                let reason = String::from_utf8_lossy(&payload[2..]).into_owned();
+                return (u16::from_be_bytes([payload[0], payload[1]]), reason);
             }
         }
     }
