@@ -50,7 +50,41 @@ pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
             ));
         }
     }
-    serde_json::from_str(text).map_err(half_a_character)
+    serde_json::from_str(text)
+        .map_err(half_a_character)
+        .map_err(plain_words)
+}
+
+/// Rust's names for the types serde expected, in a client author's words.
+const TYPE_WORDS: [(&str, &str); 6] = [
+    ("expected u8", "expected a whole number from 0 to 255"),
+    ("expected u16", "expected a whole number from 0 to 65535"),
+    (
+        "expected u32",
+        "expected a whole number from 0 to 4294967295",
+    ),
+    (
+        "expected u64",
+        "expected a whole number from 0 to 18446744073709551615",
+    ),
+    ("expected i64", "expected a whole number"),
+    // serde_json's words for an enum given anything but its name.
+    ("expected string or map", "expected a string"),
+];
+
+/// serde's message with Rust's type names (`expected u32`) put in words
+/// that say what JSON is accepted; its position stays.
+fn plain_words(e: serde_json::Error) -> serde_json::Error {
+    let said = e.to_string();
+    let Some((rust, words)) = TYPE_WORDS.iter().find(|(rust, _)| {
+        said.match_indices(rust).any(|(at, _)| {
+            // A whole word: not `u32` in `u320`, or one value's text.
+            !said[at + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+        })
+    }) else {
+        return e;
+    };
+    serde_json::Error::custom(said.replacen(rust, words, 1))
 }
 
 /// serde_json's words for a `\u` escape of half a UTF-16 surrogate pair

@@ -149,13 +149,26 @@ async fn malformed_requests_are_refused_without_harm_to_anyone() {
             r#"{"type":"move","id":-3,"table_id":"t","cell":"a1"}"#,
             "invalid value: integer `-3`",
         ),
+        // A client author's words for the expected type, not Rust's.
         (
             r#"{"type":"create_table","options":{"move_time_ms":1e99}}"#,
-            "expected u32",
+            "expected a whole number from 0 to 4294967295",
         ),
         (
             r#"{"type":"create_table","options":{"move_time_ms":4294967296}}"#,
-            "u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        (
+            r#"{"type":"create_table","options":{"move_time_ms":"1000"}}"#,
+            "invalid type: string \"1000\", expected a whole number from 0 to 4294967295",
+        ),
+        (
+            r#"{"type":"ping","id":"7"}"#,
+            "expected a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            r#"{"type":"create_table","options":{"starter":3}}"#,
+            "invalid type: integer `3`, expected a string",
         ),
         (r#"{"type":"chat","table_id":"t"}"#, "missing field `text`"),
         (r#"{"type":0,"version":1}"#, "\"type\" must be a string"),
