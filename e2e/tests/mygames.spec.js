@@ -71,3 +71,29 @@ test('waiting, the computer and pass and play say whose move it is', async ({ pa
   // The games on the player's move come first.
   await expect(page.locator('#my-tables .row-turn')).toHaveText(['Your turn', 'O to move', 'Waiting for an opponent']);
 });
+
+test('a table left waiting says so live when a friend joins it, and the friend sees its creator away', async ({ page, player }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const link = page.url();
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  const mine = page.locator('#my-tables li');
+  await expect(mine.locator('.row-turn')).toHaveText(['Waiting for an opponent']);
+
+  // Bob opens the link: Alice's home page says the game is on, and whose
+  // move it is (Alice holds X, who starts), without a reload.
+  const bob = await player('Bob');
+  await bob.goto(link);
+  await expect(mine.locator('.row-title')).toHaveText(['vs Bob'], { timeout: 5_000 });
+  await expect(mine.locator('.row-turn')).toHaveText(['Your turn']);
+  await expect(page.locator('#announcer')).toHaveText('Your turn vs Bob');
+  // Alice is on the home page, not at the board: Bob sees her away, and
+  // her time to come back running.
+  await expect(status(bob)).toHaveText(/^Alice is away — \d+ s to come back$/);
+
+  // Bob waits; Alice goes back and plays.
+  await mine.getByRole('link', { name: 'Continue' }).click();
+  await play(page, 'b2', 'X');
+  await expect(status(bob)).toHaveText('Your turn (O)');
+});

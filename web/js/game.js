@@ -390,28 +390,29 @@ export function mountGame(main, { tableId, watch }) {
     for (const fn of cleanups) fn();
     for (const t of timers) clearInterval(t);
     document.body.classList.remove('is-spectator');
-    presence.close({ stepAway: facesAPerson(table) });
+    presence.close({ away: awayWhenGone(table) });
   };
 }
 
 /**
- * Whether another person holds the seat across from ours at `t`, or may
- * take it (a table still waiting), in a table still open: leaving the page
- * then tells them we stepped away, so that whoever joins sees us away and
- * our time to come back runs (a bot or a pass-and-play partner has nobody
- * to tell).
+ * When leaving the page tells the other person we stepped away, so that
+ * they see us away and our time to come back runs: `now` when a person
+ * holds the seat across from ours; `on_start` when a person may still
+ * take it (a table waiting), once their joining starts the round; `never`
+ * for a bot, a pass-and-play partner (nobody to tell), or a table closed.
  * @param {TableState | null} t
- * @returns {boolean}
+ * @returns {'now' | 'on_start' | 'never'}
  */
-function facesAPerson(t) {
-  if (!t || t.options?.pass_and_play || t.status === 'closed') return false;
+function awayWhenGone(t) {
+  if (!t || t.options?.pass_and_play || t.status === 'closed') return 'never';
   const mine = mySeats(t);
-  if (mine.length === 0) return false;
-  if (t.status === 'waiting') return !t.options?.bot;
-  return /** @type {Player[]} */ (['X', 'O']).some((s) => {
+  if (mine.length === 0) return 'never';
+  if (t.status === 'waiting') return t.options?.bot ? 'never' : 'on_start';
+  const person = /** @type {Player[]} */ (['X', 'O']).some((s) => {
     const p = bySeat(t.players, s);
     return !mine.includes(s) && Boolean(p) && !p?.bot;
   });
+  return person ? 'now' : 'never';
 }
 
 /**

@@ -4,7 +4,8 @@
 // opponent, or over), the player's own moves first.
 //
 // The states come from session.js: `table` events keep them current for
-// every table this connection still hears. A table the page stepped away
+// every table this connection still hears, a table left waiting for an
+// opponent included (until its round starts). A table the page stepped away
 // from (back home from a game against a person) is heard no more, so its
 // game record is asked for every couple of seconds instead: the moves say
 // whose turn it is and the outcome that the round is over. A table still
@@ -107,7 +108,9 @@ export function yourGames() {
       // A round against a person runs on while the player is here: staying
       // away past the reconnect time loses it (docs/protocol.md, step_away).
       const urgent = (turn.kind === 'yours' || turn.kind === 'theirs') && Boolean(opponent && !opponent.bot);
-      if (said.get(id) === 'theirs' && turn.kind === 'yours') announce(`Your turn ${title}`);
+      const before = said.get(id);
+      if ((before === 'theirs' || before === 'waiting') && turn.kind === 'yours') announce(`Your turn ${title}`);
+      else if (before === 'waiting' && turn.kind === 'theirs') announce(`Their turn ${title}`);
       said.set(id, turn.kind);
       const mainId = `resume-${id}`;
       entries.push({

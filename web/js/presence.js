@@ -26,7 +26,7 @@
 import { conn, OFFLINE_MESSAGE } from './net.js';
 import { toast } from './dom.js';
 import { navigate } from './router.js';
-import { forget, setSteppedAway } from './session.js';
+import { forget, setSteppedAway, stepAway, stepAwayOnStart } from './session.js';
 import { tellLeft, onLeftElsewhere } from './tabs.js';
 import { createBotTable } from './botgame.js';
 
@@ -89,6 +89,8 @@ export class Presence {
   /** Takes our place at the table: run once online, and on every `welcome`. */
   async attach() {
     if (conn.status !== 'online' || this.gone) return;
+    // Shown again: the page no longer steps away when the round starts.
+    setSteppedAway(this.tableId, false);
     const seatedBefore = (conn.welcome?.tables ?? []).includes(this.tableId) || this.role === 'player';
     try {
       if (seatedBefore) {
@@ -252,20 +254,23 @@ export class Presence {
   }
 
   /**
-   * The page goes: a spectator stops watching; a seat is kept, and with
-   * `stepAway` (a person plays us there) they are told we are away until
-   * we come back (`step_away`: the reconnect grace runs during a round).
-   * @param {{ stepAway: boolean }} options
+   * The page goes: a spectator stops watching; a seat is kept, and when a
+   * person plays us there they are told we are away until we come back
+   * (`step_away`: the reconnect grace runs during a round): `away` is
+   * `now`, or `on_start` for a table waiting for that person (the page
+   * still hears it, to learn that someone joined; see session.js), or
+   * `never` (a bot, or pass and play: nobody to tell).
+   * @param {{ away: 'now' | 'on_start' | 'never' }} options
    */
-  close({ stepAway }) {
+  close({ away }) {
     this.gone = true;
     this.stopListening();
-    if (conn.status !== 'online') return;
+    const online = conn.status === 'online';
     if (this.role === 'spectator') {
-      conn.request({ type: 'leave_table', table_id: this.tableId }).catch(() => {});
-    } else if (this.role === 'player' && stepAway) {
-      setSteppedAway(this.tableId, true);
-      conn.request({ type: 'step_away', table_id: this.tableId }).catch(() => {});
+      if (online) conn.request({ type: 'leave_table', table_id: this.tableId }).catch(() => {});
+    } else if (this.role === 'player') {
+      if (away === 'on_start') stepAwayOnStart(this.tableId);
+      else if (away === 'now' && online) stepAway(this.tableId);
     }
   }
 }

@@ -27,6 +27,18 @@ export const myTables = new Map();
  */
 export const steppedAway = new Set();
 
+/**
+ * The tables of `myTables` the page left while they waited for an
+ * opponent, without stepping away yet: this connection still hears them,
+ * so "Your games" learns at once that someone joined (nothing else would
+ * tell it: a private table has no lobby entry, and a round not started no
+ * game record), and the table stays open for the friend the link went to.
+ * The round's start steps away from them then, so the opponent sees the
+ * player away and their time to come back runs, as for a round left.
+ * @type {Set<string>}
+ */
+const awayOnStart = new Set();
+
 /** @type {Emitter<{ change: undefined }>} */
 const events = new Emitter();
 
@@ -60,6 +72,9 @@ conn.on('welcome', (msg) => {
   for (const id of [...myTables.keys()]) {
     if (!msg.tables.includes(id)) myTables.delete(id);
   }
+  for (const id of [...awayOnStart]) {
+    if (!msg.tables.includes(id)) awayOnStart.delete(id);
+  }
   for (const id of msg.tables) {
     if (!myTables.has(id)) myTables.set(id, null);
   }
@@ -73,8 +88,31 @@ conn.on('table', ({ table }) => {
   const seated = mySeats(table).length > 0 && inPlay;
   if (seated) myTables.set(table.id, table);
   else myTables.delete(table.id);
+  if (awayOnStart.has(table.id) && table.status !== 'waiting') {
+    awayOnStart.delete(table.id);
+    if (seated) stepAway(table.id);
+  }
   changed();
 });
+
+/**
+ * Tells the server this connection no longer shows `tableId` but keeps
+ * its seat (`step_away`): it hears nothing more from it.
+ * @param {string} tableId
+ */
+export function stepAway(tableId) {
+  steppedAway.add(tableId);
+  conn.request({ type: 'step_away', table_id: tableId }).catch(() => {});
+}
+
+/**
+ * The page leaves `tableId`, waiting for an opponent: it steps away from
+ * it once its round starts (see `awayOnStart`).
+ * @param {string} tableId
+ */
+export function stepAwayOnStart(tableId) {
+  awayOnStart.add(tableId);
+}
 
 /**
  * Forgets a table we left.
@@ -82,6 +120,7 @@ conn.on('table', ({ table }) => {
  */
 export function forget(tableId) {
   steppedAway.delete(tableId);
+  awayOnStart.delete(tableId);
   if (myTables.delete(tableId)) changed();
 }
 
@@ -92,6 +131,7 @@ export function forget(tableId) {
  * @param {boolean} away
  */
 export function setSteppedAway(tableId, away) {
+  awayOnStart.delete(tableId);
   if (away) steppedAway.add(tableId);
   else steppedAway.delete(tableId);
 }
