@@ -80,3 +80,27 @@ test('a round that ends while its player is on the home page shows as over there
   await expect(card.locator('.row-turn')).toHaveText('Over: Bob won (forfeit)', { timeout: 20_000 });
   await expect(card.locator('.row-urgent')).toHaveCount(0);
 });
+
+test('a player who went home stays away after reloading the home page', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player);
+  await play(page, 'b2', 'X');
+  await expect(status(bob)).toHaveText('Your turn (O)');
+  await play(bob, 'a1', 'O');
+
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(status(bob)).toHaveText(/^Alice is away — \d+ s to come back$/);
+
+  // A reload comes back as the same player, and the server seats her again
+  // at every table in play: the home page shows none of them, so Bob must
+  // still see her away, and her time to come back run on.
+  await page.reload();
+  const card = page.locator('#my-tables li').filter({ hasText: 'Bob' });
+  await expect(card.locator('.row-turn')).toHaveText('Your turn');
+  await expect(card.locator('.row-urgent')).toBeVisible();
+  await expect(status(bob)).toHaveText(/^Alice is away — \d+ s to come back$/);
+
+  // Her home page still follows the game: Bob forfeits, and it says so.
+  await armForfeit(bob);
+  await bob.locator('#forfeit').click();
+  await expect(card.locator('.row-turn')).toHaveText('Over: Alice won (forfeit)', { timeout: 10_000 });
+});

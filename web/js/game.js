@@ -24,7 +24,7 @@
 import { conn } from './net.js';
 import { h, replace, announce } from './dom.js';
 import { Board } from './board.js';
-import { mySeats } from './session.js';
+import { mySeats, awayWhenGone } from './session.js';
 import { SQUARES, parseBoard, index, outcomeCells, other, bySeat, winnerOf, firstMover } from './notation.js';
 import { view, describe, departureText, moveClock } from './status.js';
 import { Presence } from './presence.js';
@@ -392,27 +392,6 @@ export function mountGame(main, { tableId, watch }) {
     document.body.classList.remove('is-spectator');
     presence.close({ away: awayWhenGone(table) });
   };
-}
-
-/**
- * When leaving the page tells the other person we stepped away, so that
- * they see us away and our time to come back runs: `now` when a person
- * holds the seat across from ours; `on_start` when a person may still
- * take it (a table waiting), once their joining starts the round; `never`
- * for a bot, a pass-and-play partner (nobody to tell), or a table closed.
- * @param {TableState | null} t
- * @returns {'now' | 'on_start' | 'never'}
- */
-function awayWhenGone(t) {
-  if (!t || t.options?.pass_and_play || t.status === 'closed') return 'never';
-  const mine = mySeats(t);
-  if (mine.length === 0) return 'never';
-  if (t.status === 'waiting') return t.options?.bot ? 'never' : 'on_start';
-  const person = /** @type {Player[]} */ (['X', 'O']).some((s) => {
-    const p = bySeat(t.players, s);
-    return !mine.includes(s) && Boolean(p) && !p?.bot;
-  });
-  return person ? 'now' : 'never';
 }
 
 /**

@@ -26,7 +26,7 @@
 import { conn, OFFLINE_MESSAGE } from './net.js';
 import { toast } from './dom.js';
 import { navigate } from './router.js';
-import { forget, setSteppedAway, stepAway, stepAwayOnStart } from './session.js';
+import { forget, setSteppedAway, stepAway, stepAwayOnStart, show } from './session.js';
 import { tellLeft, onLeftElsewhere } from './tabs.js';
 import { createBotTable } from './botgame.js';
 
@@ -59,9 +59,15 @@ export class Presence {
      */
     this.gone = false;
     this.onLeft = onLeft;
-    this.stopListening = onLeftElsewhere((id) => {
+    const stopLeft = onLeftElsewhere((id) => {
       if (id === this.tableId) this.leftElsewhere();
     });
+    const unshow = show(tableId);
+    /** Stops what the page does for the table while it shows it. */
+    this.stopListening = () => {
+      stopLeft();
+      unshow();
+    };
   }
 
   /**

@@ -2,13 +2,17 @@
 // What this browser's player is doing right now: the tables where they hold
 // a seat (from `welcome`, kept up to date from `table` events, and from the
 // browser's other tabs when the player leaves one there), so the home page
-// can offer to go back to a game in progress.
+// can offer to go back to a game in progress; and which of them this
+// connection stepped away from (`step_away`), so that the opponent sees the
+// player away while no page here shows the game, after a reconnect too.
 
 import { conn } from './net.js';
 import { Emitter } from './emitter.js';
 import { onLeftElsewhere } from './tabs.js';
+import { bySeat } from './notation.js';
 
 /** @typedef {import('./protocol.js').TableState} TableState */
+/** @typedef {import('./protocol.js').Player} Player */
 
 /**
  * table id -> latest TableState, for tables where we hold a seat (null
@@ -38,6 +42,17 @@ export const steppedAway = new Set();
  * @type {Set<string>}
  */
 const awayOnStart = new Set();
+
+/** The table a page of this tab shows (the game page's), if any. */
+const shown = new Set();
+
+/**
+ * The tables `hello` seated this connection at again (a reload, a
+ * reconnect) whose state has not come yet: the first one says whether to
+ * step away from the table, for a page that does not show it.
+ * @type {Set<string>}
+ */
+const reseated = new Set();
 
 /** @type {Emitter<{ change: undefined }>} */
 const events = new Emitter();
@@ -69,6 +84,8 @@ export function mySeats(table) {
 
 conn.on('welcome', (msg) => {
   steppedAway.clear();
+  reseated.clear();
+  for (const id of msg.tables) reseated.add(id);
   for (const id of [...myTables.keys()]) {
     if (!msg.tables.includes(id)) myTables.delete(id);
   }
@@ -92,8 +109,52 @@ conn.on('table', ({ table }) => {
     awayOnStart.delete(table.id);
     if (seated) stepAway(table.id);
   }
+  // Seated again by `hello` at a table no page here shows (the player
+  // reloaded the home page, or came back online there): it is away from
+  // it again, as when it went, or the opponent would wait for them with
+  // no end.
+  if (reseated.delete(table.id) && !shown.has(table.id) && !steppedAway.has(table.id)) {
+    const away = awayWhenGone(table);
+    if (away === 'now') stepAway(table.id);
+    else if (away === 'on_start') awayOnStart.add(table.id);
+  }
   changed();
 });
+
+/**
+ * When a page that no longer shows table `t` tells the other person we
+ * stepped away, so that they see us away and our time to come back runs:
+ * `now` when a person holds the seat across from ours; `on_start` when a
+ * person may still take it (a table waiting), once their joining starts
+ * the round; `never` for a bot, a pass-and-play partner (nobody to tell),
+ * or a table closed.
+ * @param {TableState | null} t
+ * @returns {'now' | 'on_start' | 'never'}
+ */
+export function awayWhenGone(t) {
+  if (!t || t.options?.pass_and_play || t.status === 'closed') return 'never';
+  const mine = mySeats(t);
+  if (mine.length === 0) return 'never';
+  if (t.status === 'waiting') return t.options?.bot ? 'never' : 'on_start';
+  const person = /** @type {Player[]} */ (['X', 'O']).some((s) => {
+    const p = bySeat(t.players, s);
+    return !mine.includes(s) && Boolean(p) && !p?.bot;
+  });
+  return person ? 'now' : 'never';
+}
+
+/**
+ * A page shows table `tableId` (the game page) until the function
+ * returned is called: a reconnect does not step away from it.
+ * @param {string} tableId
+ * @returns {() => void}
+ */
+export function show(tableId) {
+  shown.add(tableId);
+  return () => {
+    shown.delete(tableId);
+  };
+}
 
 /**
  * Tells the server this connection no longer shows `tableId` but keeps
