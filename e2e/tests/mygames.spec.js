@@ -97,3 +97,26 @@ test('a table left waiting says so live when a friend joins it, and the friend s
   await play(page, 'b2', 'X');
   await expect(status(bob)).toHaveText('Your turn (O)');
 });
+
+test("the home page's title says when a game there is on the player's move", async ({ page, player }) => {
+  await page.goto('/');
+  await expect(page).toHaveTitle('oxo — tic-tac-toe');
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const link = page.url();
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(page).toHaveTitle('oxo — tic-tac-toe');
+
+  // Bob joins while Alice's home page is in a background tab: its title,
+  // all she sees of it, says her move waits (and her time to come back runs).
+  const bob = await player('Bob');
+  await bob.goto(link);
+  await expect(page).toHaveTitle('(1) Your turn · oxo — tic-tac-toe', { timeout: 5_000 });
+
+  // She plays it: the home page's title is plain again.
+  await page.locator('#my-tables').getByRole('link', { name: 'Continue' }).click();
+  await play(page, 'b2', 'X');
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(page.locator('#my-tables .row-turn')).toHaveText('Their turn');
+  await expect(page).toHaveTitle('oxo — tic-tac-toe');
+});

@@ -46,7 +46,8 @@ export function perMove(ms) {
  * @returns {() => void}
  */
 export function mountHome(main) {
-  document.title = 'oxo — tic-tac-toe';
+  const title = 'oxo — tic-tac-toe';
+  document.title = title;
   /** @type {(() => void)[]} */
   const cleanups = [];
   let busy = false;
@@ -114,7 +115,7 @@ export function mountHome(main) {
   });
 
   const nameEl = h('strong.name-now', {}, conn.name ?? store.name() ?? '');
-  const resume = yourGames();
+  const resume = yourGames({ title });
   cleanups.push(resume.stop);
   const lobbyList = h('ul.list', { id: 'lobby' }, h('li.empty', {}, 'Loading…'));
   const recentList = h('ul.list', { id: 'recent' }, h('li.empty', {}, 'Loading…'));

@@ -66,10 +66,16 @@ export function turnOf(table, seats, record, summary) {
 
 /**
  * The "Your games" card, kept up to date until `stop()`; `setFinished`
- * gives it the recent finished games, by id.
+ * gives it the recent finished games, by id. The page's title is `title`,
+ * led by how many games against a person are on the player's move
+ * ("(1) Your turn · …"): a home page in a background tab shows that
+ * someone waits for them, and their time to come back runs. A game
+ * against the computer or in pass and play waits without end and does
+ * not count.
+ * @param {{ title: string }} options
  * @returns {{ card: HTMLElement, setFinished: (games: Map<string, GameSummary>) => void, stop: () => void }}
  */
-export function yourGames() {
+export function yourGames({ title: pageTitle }) {
   const list = h('ul.list', { id: 'my-tables' });
   const card = h('section.card.card-resume', { 'aria-labelledby': 'h-resume', hidden: true },
     h('h2', { id: 'h-resume' }, 'Your games'),
@@ -115,6 +121,7 @@ export function yourGames() {
       const mainId = `resume-${id}`;
       entries.push({
         kind: turn.kind,
+        urgent,
         row: h('li.row', {},
           h('span.row-main', { id: mainId },
             h('span.row-title', {}, title),
@@ -135,6 +142,8 @@ export function yourGames() {
     entries.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
     replaceKeepingFocus(list, entries.map((e) => e.row));
     card.hidden = entries.length === 0;
+    const waitedFor = entries.filter((e) => e.kind === 'yours' && e.urgent).length;
+    document.title = waitedFor ? `(${waitedFor}) Your turn · ${pageTitle}` : pageTitle;
   }
 
   /** The game ids of the rounds stepped away from whose end is not known. */
