@@ -38,6 +38,40 @@ fn all(o: &Online) -> Vec<Key> {
         keys.push(same(1, "Esc cancel"));
         return keys;
     }
+    if !o.connected {
+        // Nothing reaches the server until it is back ("Not sent"): only
+        // the keys that act here.
+        if o.table.is_none() {
+            keys.push(same(5, "↑↓ select"));
+            keys.push(lobby_starter(o));
+            keys.push(lobby_clock(o));
+        }
+    } else {
+        connected_keys(o, &mut keys);
+    }
+    keys.push(same(1, "? keys"));
+    keys.push(same(0, "q quit"));
+    keys
+}
+
+/// The starter key of the lobby, with the choice it has made.
+fn lobby_starter(o: &Online) -> Key {
+    key(
+        8,
+        format!("s starts: {}", o.starter.describe()),
+        "s starter",
+    )
+}
+
+/// The clock key of the lobby, with the choice it has made.
+fn lobby_clock(o: &Online) -> Key {
+    key(9, format!("t {}", o.clock_text()), "t clock")
+}
+
+/// The keys that send requests, and the local ones beside them, while
+/// connected.
+fn connected_keys(o: &Online, keys: &mut Vec<Key>) {
+    let same = |keep, text: &str| key(keep, text, text);
     match &o.table {
         None => {
             keys.push(same(5, "↑↓ select"));
@@ -51,12 +85,8 @@ fn all(o: &Online) -> Vec<Key> {
                 "1-4 vs bot (Random, Easy, Medium, Impossible)",
                 "1-4 vs bot",
             ));
-            keys.push(key(
-                8,
-                format!("s starts: {}", o.starter.describe()),
-                "s starter",
-            ));
-            keys.push(key(9, format!("t {}", o.clock_text()), "t clock"));
+            keys.push(lobby_starter(o));
+            keys.push(lobby_clock(o));
         }
         Some(t) if o.my_seat().is_none() => {
             keys.push(same(3, "watching"));
@@ -81,9 +111,6 @@ fn all(o: &Online) -> Vec<Key> {
             keys.push(same(4, "Esc leave"));
         }
     }
-    keys.push(same(1, "? keys"));
-    keys.push(same(0, "q quit"));
-    keys
 }
 
 /// `items` packed into rows of at most `width` columns, joined by

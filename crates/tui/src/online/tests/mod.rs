@@ -675,6 +675,22 @@ fn a_move_while_disconnected_says_it_was_not_sent() {
     );
 }
 
+#[test]
+fn while_reconnecting_the_keys_row_offers_only_keys_that_work() {
+    let (mut o, _rx) = seated(".........", &[]);
+    let (_, before) = draw(&o, 80, 24);
+    assert!(before.contains("1-9 play"), "{before}");
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    let (_, screen) = draw(&o, 80, 24);
+    // Moves, forfeit, chat and leave are not sent until the server is
+    // back ("Not sent: not connected"): the row does not offer them.
+    for gone in ["1-9 play", "f forfeit", "m chat", "Esc leave"] {
+        assert!(!screen.contains(gone), "{gone}: {screen}");
+    }
+    assert!(screen.contains("q quit"), "{screen}");
+    assert!(screen.contains("? keys"), "{screen}");
+}
+
 mod chat;
 mod help;
 mod lobby;
