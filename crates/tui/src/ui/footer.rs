@@ -35,10 +35,11 @@ fn footer_hints(app: &App) -> Vec<KeyHint> {
         ],
         (Screen::Game, Some(s)) if s.game().is_over() => vec![
             // r does the same after a finished round: no need to list it.
+            // Where only two fit, the way out outlasts the help.
             hint("Enter", "next round", 0),
             hint("n", "new game", 4),
-            hint("?", "keys", 1),
-            hint("q", "quit", 2),
+            hint("?", "keys", 2),
+            hint("q", "quit", 1),
         ],
         // Bots in both seats: nobody at the keyboard places or takes back
         // a mark.

@@ -201,3 +201,17 @@ fn the_help_shows_the_cells_numbers_on_one_row_at_every_width() {
         );
     }
 }
+
+#[test]
+fn a_finished_round_keeps_its_quit_key_at_the_smallest_size() {
+    let mut app = App::new(Config::seated("Alice", "Bob"), Theme::MONO);
+    for sq in [A1, B1, A2, B2, A3] {
+        app.play(sq);
+    }
+    for w in [32, 40, 80] {
+        let screen = draw(&app, w, 12);
+        let footer = screen.last().expect("a footer row");
+        assert!(footer.contains("Enter next round"), "{w}: {footer:?}");
+        assert!(footer.contains("q quit"), "{w}: {footer:?}");
+    }
+}
