@@ -230,16 +230,36 @@ impl Table {
             .into_iter()
             .map(|square| MoveValue {
                 square,
-                value: self.move_value(position, square),
+                value: self.legal_move_value(position, square),
             })
             .collect();
         moves.sort_by(|a, b| b.value.cmp(&a.value).then(a.square.cmp(&b.square)));
         moves
     }
 
-    /// The value for the mover of playing the free square `square`.
+    /// The value for the mover of playing `square`, or `None` if it is not
+    /// a legal move (the square is taken or the game is over).
+    ///
+    /// ```
+    /// use oxo_core::{solver, Position, Square, Value};
+    ///
+    /// let pos: Position = "X.O.X....".parse()?; // O to move
+    /// assert_eq!(solver::table().move_value(&pos, Square::C3), Some(Value::Draw(6)));
+    /// assert_eq!(solver::table().move_value(&pos, Square::B1), Some(Value::Loss(2)));
+    /// assert_eq!(solver::table().move_value(&pos, Square::B2), None, "taken");
+    /// # Ok::<_, oxo_core::ParsePositionError>(())
+    /// ```
     #[must_use]
-    pub fn move_value(&self, position: &Position, square: Square) -> Value {
+    pub fn move_value(&self, position: &Position, square: Square) -> Option<Value> {
+        position
+            .legal_moves()
+            .contains(square)
+            .then(|| self.legal_move_value(position, square))
+    }
+
+    /// The value for the mover of playing `square`, which must be one of
+    /// `position`'s legal moves (the table holds no other).
+    fn legal_move_value(&self, position: &Position, square: Square) -> Value {
         let (mine, theirs) = position.mine_theirs();
         let score = back_up(self.score(theirs, mine.with(square)));
         Value::from_score(score, position.board().empty().count())

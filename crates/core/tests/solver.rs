@@ -192,7 +192,7 @@ fn values_agree_with_move_lists() {
             let child = pos.play(m.square).expect("a legal move");
             let from_child = Naive::of(solver::value(&child)).for_mover();
             assert_eq!(Naive::of(m.value), from_child, "{pos} {}", m.square);
-            assert_eq!(solver::table().move_value(&pos, m.square), m.value);
+            assert_eq!(solver::table().move_value(&pos, m.square), Some(m.value));
         }
         // Best first, ties in square order.
         for pair in moves.windows(2) {
@@ -353,4 +353,19 @@ fn value_order_agrees_with_equality() {
     }
     let set: std::collections::BTreeSet<Value> = [Value::Draw(3), Value::Draw(7)].into();
     assert_eq!(set.len(), 2);
+}
+
+#[test]
+fn move_value_of_a_move_that_is_not_legal_is_none_not_a_panic() {
+    for pos in reachable() {
+        for sq in Square::ALL {
+            let legal = pos.legal_moves().contains(sq);
+            let value = solver::table().move_value(pos, sq);
+            assert_eq!(value.is_some(), legal, "{pos} {sq}: {value:?}");
+        }
+    }
+    let pos: Position = "X.O.X.OX.".parse().expect("legal");
+    assert_eq!(solver::table().move_value(&pos, Square::B2), None, "taken");
+    let over: Position = "XXXOO....".parse().expect("legal");
+    assert_eq!(solver::table().move_value(&over, Square::C3), None, "over");
 }

@@ -98,11 +98,16 @@ pub(crate) fn explain(first: Player, moves: &[Square]) -> Result<GameExplanation
             .play(cell)
             .map_err(|e| format!("move {ply} ({player} {cell}) is illegal: {e}"))?;
         let before = SolvedValue::from(table.value(&position));
-        let after = SolvedValue::from(table.move_value(&position, cell));
+        // `cell` and every legal move have a value: the table holds them.
+        let after = SolvedValue::from(
+            table
+                .move_value(&position, cell)
+                .expect("a move that was just played legally has a value"),
+        );
         let best = position
             .legal_moves()
             .into_iter()
-            .filter(|&sq| kind(table.move_value(&position, sq)) == before.result)
+            .filter(|&sq| table.move_value(&position, sq).map(kind) == Some(before.result))
             .collect();
         plies.push(PlyExplanation {
             ply,

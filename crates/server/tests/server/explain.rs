@@ -187,7 +187,9 @@ fn expected(first: Player, moves: &[Square]) -> Json {
     let mut decided = Json::Null;
     for (i, &cell) in moves.iter().enumerate() {
         let before = solver::value(&position);
-        let after = solver::table().move_value(&position, cell);
+        let after = solver::table()
+            .move_value(&position, cell)
+            .expect("the moves are legal");
         let best: Vec<String> = solver::analyze(&position)
             .iter()
             .filter(|m| m.value.kind() == before.kind())
