@@ -41,18 +41,20 @@ impl Scores {
         }
     }
 
-    /// The number of finished rounds.
+    /// The number of finished rounds (at most `u32::MAX`: the fields are
+    /// public and may come from anywhere, so the sum saturates).
     #[must_use]
     pub const fn rounds(&self) -> u32 {
-        self.x + self.o + self.draws
+        self.x.saturating_add(self.o).saturating_add(self.draws)
     }
 
-    /// Counts a finished round.
+    /// Counts a finished round (a count already at `u32::MAX` stays there).
     pub fn record(&mut self, outcome: Outcome) {
-        match outcome.winner() {
-            Some(Player::X) => self.x += 1,
-            Some(Player::O) => self.o += 1,
-            None => self.draws += 1,
-        }
+        let count = match outcome.winner() {
+            Some(Player::X) => &mut self.x,
+            Some(Player::O) => &mut self.o,
+            None => &mut self.draws,
+        };
+        *count = count.saturating_add(1);
     }
 }

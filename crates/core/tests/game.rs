@@ -323,3 +323,23 @@ fn errors_explain_themselves() {
     assert_eq!(MoveError::GameOver.to_string(), "the game is over");
     assert_eq!(UndoError::NoMoves.to_string(), "there is no move to undo");
 }
+
+#[test]
+fn scores_from_outside_never_overflow() {
+    // Scores have public fields and travel on the wire: any u32 may arrive.
+    let mut scores = oxo_core::Scores {
+        x: u32::MAX,
+        o: u32::MAX,
+        draws: u32::MAX,
+    };
+    assert_eq!(scores.rounds(), u32::MAX);
+    scores.record(Outcome::Draw);
+    scores.record(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Forfeit,
+    });
+    assert_eq!(
+        (scores.x, scores.o, scores.draws),
+        (u32::MAX, u32::MAX, u32::MAX)
+    );
+}
