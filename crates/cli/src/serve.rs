@@ -332,6 +332,18 @@ fn connection_limit(requested: Option<usize>) -> usize {
     chosen
 }
 
+/// Why `oxo serve` cannot listen on `addr`: for an address that is not
+/// `HOST:PORT` at all (a port or a host alone, a port past 65535), what
+/// is accepted too.
+fn listen_error(addr: &str, e: std::io::Error) -> anyhow::Error {
+    let hint = if e.kind() == std::io::ErrorKind::InvalidInput {
+        "; use HOST:PORT, such as 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0 picks a free port)"
+    } else {
+        ""
+    };
+    anyhow::anyhow!("cannot listen on {addr}: {e}{hint}")
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let max_connections = connection_limit(args.max_connections);
@@ -341,7 +353,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // wait in the listener's backlog.
     let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
-        .with_context(|| format!("cannot listen on {}", args.addr))?;
+        .map_err(|e| listen_error(&args.addr, e))?;
     let state = AppState::new(config)
         .with_context(|| format!("cannot open the database {}", shown(&args.db)))?;
     let shutdown = shutdown_signal()?;

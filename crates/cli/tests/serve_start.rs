@@ -2,7 +2,8 @@
 //! the server has said where it listens is honoured cleanly, and the
 //! default connection limit fits the open-files limit it runs under (no
 //! warning), while an explicit one that does not fit is warned about; an
-//! empty database name is refused saying what is accepted.
+//! empty database name, or an address that is not HOST:PORT, is refused
+//! saying what is accepted.
 
 mod common;
 
@@ -128,4 +129,26 @@ async fn an_empty_database_name_is_refused_saying_what_is_accepted() {
         line.contains("--db is empty") && line.contains(":memory:") && line.contains("postgres://"),
         "{line}"
     );
+}
+
+#[tokio::test]
+async fn an_address_that_is_not_host_and_port_is_refused_saying_what_is_accepted() {
+    // A port alone or a host alone is what a newcomer types first.
+    for addr in ["8080", "127.0.0.1", "127.0.0.1:99999"] {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"));
+        command.args(["serve", "--addr", addr, "--db", ":memory:"]);
+        let out = common::run_to_exit(command).await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{addr}: {stderr}");
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with("oxo: "))
+            .unwrap_or_else(|| panic!("{addr}: no error line in {stderr}"));
+        assert!(
+            line.contains(&format!("cannot listen on {addr}"))
+                && line.contains("HOST:PORT")
+                && line.contains("127.0.0.1:8080"),
+            "{addr}: {line}"
+        );
+    }
 }
