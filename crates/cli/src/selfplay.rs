@@ -11,10 +11,10 @@ use oxo_core::{BotLevel, ByPlayer, Game, Player};
 #[derive(Debug, Args)]
 pub(crate) struct SelfplayArgs {
     /// The bot playing X: random, easy, medium or perfect.
-    #[arg(long, default_value = "perfect")]
+    #[arg(long, default_value = "perfect", value_name = "LEVEL")]
     x: BotLevel,
     /// The bot playing O: random, easy, medium or perfect.
-    #[arg(long, default_value = "random")]
+    #[arg(long, default_value = "random", value_name = "LEVEL")]
     o: BotLevel,
     /// How many games to play.
     #[arg(long, default_value_t = 10_000)]
@@ -22,8 +22,8 @@ pub(crate) struct SelfplayArgs {
     /// Seed for the bots' choices; the same seed replays the same games.
     #[arg(long, default_value_t = 1, value_parser = crate::seed::parse, allow_negative_numbers = true)]
     seed: u64,
-    /// Who moves first in every game.
-    #[arg(long, default_value = "x")]
+    /// Who moves first in every game: x or o.
+    #[arg(long, default_value = "x", value_name = "x|o")]
     first: Player,
 }
 
