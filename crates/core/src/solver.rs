@@ -86,13 +86,14 @@ impl Value {
 
     /// Describes the value for `player`, the side to move, naming the
     /// winner either way: `X wins in 3`, `draw`, and for a loss the
-    /// opponent's win.
+    /// opponent's win (`X has won` once the game is over, `Loss(0)`).
     ///
     /// ```
     /// use oxo_core::{Player, Value};
     ///
     /// assert_eq!(Value::Win(3).describe(Player::X), "X wins in 3");
     /// assert_eq!(Value::Loss(2).describe(Player::O), "X wins in 2");
+    /// assert_eq!(Value::Loss(0).describe(Player::O), "X has won");
     /// assert_eq!(Value::Draw(4).describe(Player::O), "draw");
     /// ```
     #[must_use]
@@ -100,6 +101,7 @@ impl Value {
         match self {
             Value::Win(n) => format!("{player} wins in {n}"),
             Value::Draw(_) => "draw".to_owned(),
+            Value::Loss(0) => format!("{} has won", !player),
             Value::Loss(n) => format!("{} wins in {n}", !player),
         }
     }

@@ -334,6 +334,9 @@ fn values_order_and_print() {
     assert_eq!(Value::Win(3).describe(Player::O), "O wins in 3");
     assert_eq!(Value::Loss(2).describe(Player::O), "X wins in 2");
     assert_eq!(Value::Draw(2).describe(Player::X), "draw");
+    // A finished game: the side to move has lost already, not "in 0".
+    let lost: Position = "XXXOO....".parse().expect("legal");
+    assert_eq!(solver::value(&lost).describe(lost.turn()), "X has won");
     assert_eq!(Value::Loss(2).kind(), "loss");
     assert_eq!(Value::Draw(6).plies(), 6);
 }
