@@ -57,9 +57,9 @@ pub(crate) struct ServeArgs {
     bus: Option<String>,
     /// Cluster only: how long a node keeps its tables without renewing its
     /// lease; a node that dies or stops loses them to the others this long
-    /// after its last renewal, e.g. `2s`.
-    #[arg(long, default_value = "2s", value_parser = flags::lease)]
-    lease: Duration,
+    /// after its last renewal, e.g. `2s` [default: 2s].
+    #[arg(long, value_parser = flags::lease)]
+    lease: Option<Duration>,
     /// How long a disconnected player keeps the seat before losing the
     /// round, e.g. `60s`, `500ms`, `2m`.
     #[arg(long, default_value = "60s", value_parser = parse_duration)]
@@ -190,6 +190,9 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
     if args.node_id.is_some() && !matches!(db, DbLocation::Postgres { .. }) {
         anyhow::bail!("--node-id is for a cluster on PostgreSQL; --db is a SQLite file here");
     }
+    if args.lease.is_some() && !matches!(db, DbLocation::Postgres { .. }) {
+        anyhow::bail!("--lease is for a cluster on PostgreSQL; --db is a SQLite file here");
+    }
     if let Some(bus) = &args.bus {
         if !matches!(db, DbLocation::Postgres { .. }) {
             anyhow::bail!("--bus is for a cluster on PostgreSQL; --db is a SQLite file here");
@@ -242,7 +245,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
         max_tables_per_player: args.max_tables_per_player,
         trusted_proxies: args.trusted_proxies.clone(),
         allowed_origins: args.allowed_origins.clone(),
-        lease_ttl: args.lease,
+        lease_ttl: args.lease.unwrap_or(defaults.lease_ttl),
         bus: args.bus.clone(),
         ..defaults
     })

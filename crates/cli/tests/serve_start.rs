@@ -152,3 +152,36 @@ async fn an_address_that_is_not_host_and_port_is_refused_saying_what_is_accepted
         );
     }
 }
+
+#[tokio::test]
+async fn cluster_flags_without_a_cluster_database_are_refused() {
+    // Each of them means nothing on one SQLite file: say so rather than
+    // start as if it had been heard.
+    for (flag, value) in [
+        ("--node-id", "1"),
+        ("--bus", "nats://127.0.0.1:4222"),
+        ("--lease", "5s"),
+    ] {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"));
+        command.args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--db",
+            ":memory:",
+            flag,
+            value,
+        ]);
+        let out = common::run_to_exit(command).await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag}: {stderr}");
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with("oxo: "))
+            .unwrap_or_else(|| panic!("{flag}: no error line in {stderr}"));
+        assert!(
+            line.contains(flag) && line.contains("PostgreSQL"),
+            "{flag}: {line}"
+        );
+    }
+}
