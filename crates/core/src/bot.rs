@@ -141,7 +141,7 @@ impl fmt::Display for ParseBotLevelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "'{}' is not a bot level: use random, easy, medium or perfect (alias impossible)",
+            "'{}' is not a bot level: use random, easy, medium or perfect (also impossible or hard)",
             Echo(&self.0)
         )
     }

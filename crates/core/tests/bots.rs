@@ -262,6 +262,10 @@ fn bot_levels_parse_and_print() {
     assert_eq!("HARD".parse::<BotLevel>(), Ok(BotLevel::Perfect));
     let err = "expert".parse::<BotLevel>().unwrap_err();
     assert!(err.to_string().contains("'expert'"), "{err}");
+    // Every name it takes is named when one is refused.
+    for name in ["random", "easy", "medium", "perfect", "impossible", "hard"] {
+        assert!(err.to_string().contains(name), "{name}: {err}");
+    }
 }
 
 /// Exact chances of each result when both sides play uniformly at random
