@@ -195,6 +195,86 @@ async fn a_paused_node_that_wakes_up_acknowledges_nothing() {
     common::stop(one).await;
 }
 
+/// Waits until every node at `addrs` has heard the others on the bus.
+async fn on_the_bus(addrs: &[SocketAddr]) {
+    let peers = format!("oxo_bus_peers {}", addrs.len() - 1);
+    for addr in addrs {
+        let since = Instant::now();
+        while !common::get(*addr, "/metrics").await.1.contains(&peers) {
+            assert!(since.elapsed() < WAIT, "node {addr} never heard the others");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// The next `table` state on `link` that `done` accepts.
+async fn state_until(link: &mut Link, done: impl Fn(&TableState) -> bool) -> TableState {
+    loop {
+        match tokio::time::timeout(WAIT, link.recv()).await {
+            Ok(Ok(ServerMsg::Table { table })) if done(&table) => return table,
+            Ok(Ok(_)) => {}
+            other => panic!("no such state came: {other:?}"),
+        }
+    }
+}
+
+/// With a bus: a node paused past its lease, whose table another node took
+/// over meanwhile, shows nothing of it when it wakes up, not even that the
+/// players at other nodes are gone (the table went on elsewhere): its own
+/// client's connection just closes, and the client re-syncs.
+#[tokio::test]
+async fn a_paused_node_that_wakes_up_shows_no_stale_state() {
+    let Some(url) = testdb::database() else {
+        return;
+    };
+    let Some(bus) = testbus::TestBus::start() else {
+        return;
+    };
+    let (one, a) = node_on(&url, Some(&bus.url), 1).await;
+    let (two, b) = node_on(&url, Some(&bus.url), 2).await;
+    on_the_bus(&[a, b]).await;
+    let (wx, wo, table, game_id) = game(a, b).await;
+    // X at the table's node, O at the other (a proxy at node 1).
+    let (mut stale, _) = hello(a, Some(&wx.token)).await;
+    let (mut o, _) = hello(b, Some(&wo.token)).await;
+    let seated = |t: &TableState| t.players.o.as_ref().is_some_and(|o| o.connected);
+    state_until(&mut stale, seated).await;
+
+    signal(&one, "-STOP");
+    let paused = Instant::now();
+    // Node 2 takes the table over: O's connection closes (1013).
+    loop {
+        match tokio::time::timeout(WAIT, o.recv()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(oxo_client::Error::Closed(_))) => break,
+            other => panic!("O's connection stayed: {other:?}"),
+        }
+    }
+    let mut o = back(b, &wo.token, &table).await;
+    ok(
+        &mut o,
+        ClientMsg::Sync {
+            table_id: table.clone(),
+        },
+    )
+    .await;
+    // Paused for three leases (of 1 s): node 1 wakes up having heard
+    // nobody on the bus for more than two.
+    let asleep = Duration::from_secs(3);
+    tokio::time::sleep(asleep.saturating_sub(paused.elapsed())).await;
+    signal(&one, "-CONT");
+
+    match tokio::time::timeout(WAIT, stale.recv()).await {
+        Ok(Err(oxo_client::Error::Closed(_))) => {}
+        other => panic!("the woken node showed {other:?}"),
+    }
+    let mut x = back(b, &wx.token, &table).await;
+    ok(&mut x, play(&table, Square::A2)).await;
+    assert_eq!(record_cells(b, &game_id).await, ["a1", "b1", "a2"]);
+    common::stop(two).await;
+    common::stop(one).await;
+}
+
 /// The p50 and max of `samples`, in milliseconds.
 fn summary(mut samples: Vec<Duration>) -> String {
     samples.sort();

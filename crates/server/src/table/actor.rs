@@ -230,6 +230,12 @@ impl Table {
     /// Runs every timer that is due, in the order the rules give (each
     /// one's handling boxed, like a command's: see [`Table::run`]).
     async fn fire_timers(&mut self) {
+        // A timer's change would be shown (or stored) by a node that may
+        // have lost the table: see [`Table::handle`].
+        if self.next_deadline().is_some_and(|t| t <= Instant::now()) && self.may_have_lost() {
+            self.stop_unsure();
+            return;
+        }
         loop {
             let now = Instant::now();
             if self.retry_at.is_some_and(|t| t > now) {
@@ -292,26 +298,19 @@ impl Table {
         // A cluster node whose leases may have run out (it was paused, or
         // could not reach the database, for most of a lease) may have lost
         // this table: it shows and answers nothing (another node may have
-        // newer state). It steps down; if the table was still its own, the
-        // next cluster round resumes it from the database.
-        if let (TableCmd::Request(_) | TableCmd::Attach(_), Some(node)) =
-            (&cmd, self.env.node.clone())
-        {
-            if !node.holds_now() {
-                tracing::warn!(
-                    table = %self.id,
-                    "this node's leases were not renewed lately: the table stops here"
-                );
-                if let TableCmd::Request(r) = cmd {
-                    self.reply_err(&r.conn, r.id, ClientError::table_moved());
-                    if let Some(spent) = r.spent {
-                        spent.give_back();
-                    }
+        // newer state), not even a connection leaving (a node that slept
+        // lets go of the other nodes' clients, which it heard nothing
+        // from). It steps down; if the table was still its own, the next
+        // cluster round resumes it from the database.
+        if !matches!(cmd, TableCmd::IsMember(_) | TableCmd::Lost) && self.may_have_lost() {
+            if let TableCmd::Request(r) = cmd {
+                self.reply_err(&r.conn, r.id, ClientError::table_moved());
+                if let Some(spent) = r.spent {
+                    spent.give_back();
                 }
-                self.step_down();
-                node.wake();
-                return;
             }
+            self.stop_unsure();
+            return;
         }
         match cmd {
             TableCmd::Request(r) => {

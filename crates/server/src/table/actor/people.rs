@@ -226,6 +226,27 @@ impl Table {
         self.finish_close();
     }
 
+    /// Whether this table runs on a cluster node whose leases may have run
+    /// out (not renewed for most of a lease): another node may have taken
+    /// the table over.
+    pub(super) fn may_have_lost(&self) -> bool {
+        self.env.node.as_ref().is_some_and(|node| !node.holds_now())
+    }
+
+    /// Stops the table here, unsure it is still this node's (see
+    /// `Table::handle`), and asks for a cluster round to resume it if it
+    /// is.
+    pub(super) fn stop_unsure(&mut self) {
+        tracing::warn!(
+            table = %self.id,
+            "this node's leases were not renewed lately: the table stops here"
+        );
+        self.step_down();
+        if let Some(node) = &self.env.node {
+            node.wake();
+        }
+    }
+
     /// After a storage failure that leaves the table in doubt: in a
     /// cluster it stops here, its players' connections close (they come
     /// back and re-attach), and the node resumes it from the database as
