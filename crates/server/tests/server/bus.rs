@@ -250,3 +250,44 @@ async fn a_stopped_nodes_tables_are_shared_out_among_the_others() {
     b.stop().await;
     c.stop().await;
 }
+
+/// A rematch asked for (and acknowledged) before its table's node stops
+/// still counts at the node that takes the table over, as after a
+/// restart: the other player's rematch starts the next round.
+#[tokio::test]
+async fn a_rematch_asked_before_a_takeover_still_counts_after_it() {
+    let Some((_bus, [a, b])) = cluster(|c| c).await else {
+        return;
+    };
+    let mut x = a.client("Xena").await;
+    let mut o = b.client("Otto").await;
+    let table = x.create(json!({"seat":"X"})).await.id.to_string();
+    o.ok(json!({"type":"join_table","table_id":table})).await;
+    x.ok(json!({"type":"forfeit","table_id":table})).await;
+    x.ok(json!({"type":"rematch","table_id":table})).await;
+    let (xt, ot) = (x.token.clone(), o.token.clone());
+    drop((x, o));
+    a.stop().await;
+
+    // A finished round is not in the welcome: X comes back by joining.
+    let (mut x, _) = b.resume(&xt).await;
+    let mut joined = None;
+    for _ in 0..100 {
+        let (events, reply) = x
+            .request(json!({"type":"join_table","table_id":table}))
+            .await;
+        if reply["type"] == "ok" {
+            joined = crate::common::last_table(&events);
+            break;
+        }
+        assert_eq!(reply["code"], "table_moving", "{reply}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let state = joined.expect("X came back to the table");
+    assert!(state.players.x.as_ref().unwrap().wants_rematch, "{state:?}");
+    let (mut o, _) = b.resume(&ot).await;
+    let events = o.ok(json!({"type":"rematch","table_id":table})).await;
+    let round = crate::common::last_table(&events).expect("a state");
+    assert_eq!(round.round, 2, "{round:?}");
+    b.stop().await;
+}
