@@ -84,7 +84,10 @@ impl Lobby {
     }
 
     /// Lists exactly `tables` as node `node`'s (a cluster with a bus):
-    /// its tables that are missing go. Watchers hear only of a change.
+    /// its tables that are missing go. A table this node runs stays its
+    /// own: `node` may have lost it since (it was paused, and tells what it
+    /// had); this node's table, when it stops here, leaves the lobby.
+    /// Watchers hear only of a change.
     pub(crate) fn replace_remote(&self, node: u16, tables: Vec<LobbyTable>) {
         let mut inner = self.lock();
         let before = inner.tables.len();
@@ -95,6 +98,9 @@ impl Lobby {
         let mut changed = inner.tables.len() != before;
         for table in tables {
             let id: Arc<str> = Arc::from(table.id.as_str());
+            if inner.tables.get(&id).is_some_and(|e| e.from.is_none()) {
+                continue;
+            }
             changed |= inner.list(&id, table, Some(node));
         }
         drop(inner);
@@ -294,5 +300,24 @@ mod tests {
         assert_eq!(sent(&bob), [Vec::<String>::new()]);
         shutdown.cancel();
         task.await.expect("the lobby task ends");
+    }
+
+    /// A node's own table stays its own in its lobby when another node's
+    /// list names it too (the table's old node, woken from a pause, sends
+    /// the list it had before it stops the table): it stays listed here,
+    /// and in what this node sends the others, when that node's next list
+    /// no longer has it.
+    #[test]
+    fn another_nodes_stale_list_does_not_take_over_a_table_run_here() {
+        let lobby = Lobby::default();
+        let t: Arc<str> = Arc::from("t1");
+        lobby.upsert(&t, entry("t1", TableStatus::InProgress));
+        lobby.replace_remote(1, vec![entry("t1", TableStatus::InProgress)]);
+        lobby.replace_remote(1, Vec::new());
+        let ids = |tables: Vec<LobbyTable>| -> Vec<String> {
+            tables.iter().map(|t| t.id.to_string()).collect()
+        };
+        assert_eq!(ids(lobby.snapshot(100)), ["t1"]);
+        assert_eq!(ids(lobby.local_snapshot(100)), ["t1"]);
     }
 }
