@@ -203,3 +203,27 @@ async function saveName(page, name) {
   await dialog.getByRole('button', { name: 'Save' }).click();
   return dialog;
 }
+
+test("the player's own open table says it is theirs and opens it, not Join", async ({ page, player }) => {
+  await page.goto('/');
+  await page.getByRole('switch', { name: 'List it in open tables' }).check();
+  await page.getByRole('button', { name: 'Create a table' }).click();
+  await expect(page).toHaveURL(/\/t\/[^/]+$/);
+  const tableId = page.url().split('/t/')[1];
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+
+  const row = page.locator(`#lobby li:has(a[href^="/t/${tableId}"])`);
+  await expect(row).toContainText('Your table');
+  await expect(row.getByRole('link', { name: /Join/ })).toHaveCount(0);
+  await expect(row.getByRole('link', { name: /Watch/ })).toHaveCount(0);
+  await row.getByRole('link', { name: 'Open your table' }).click();
+  await expect(page).toHaveURL(new RegExp(`/t/${tableId}$`));
+  await expect(status(page)).toHaveText('Waiting for an opponent…');
+
+  // Someone else still gets Join for it.
+  const bob = await player('Bob');
+  await bob.goto('/');
+  const theirs = bob.locator(`#lobby li:has(a[href^="/t/${tableId}"])`);
+  await expect(theirs.getByRole('link', { name: 'Join Alice' })).toBeVisible();
+  await expect(theirs).not.toContainText('Your table');
+});

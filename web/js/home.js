@@ -13,6 +13,7 @@ import { markSvg } from './board.js';
 import { LEVELS, SIDES, botChoice, botOptions, rememberBot } from './botgame.js';
 import { segmented, toggle } from './controls.js';
 import { listedOutcome } from './outcome.js';
+import { myTables, onTablesChange } from './session.js';
 
 /** @typedef {import('./protocol.js').TableOptions} TableOptions */
 /** @typedef {import('./protocol.js').LobbyTable} LobbyTable */
@@ -203,8 +204,20 @@ export function mountHome(main) {
   cleanups.push(conn.on('status', showStatus));
 
   // --- Open tables (live) ---
-  /** @param {LobbyTable[]} tables */
+  /**
+   * The lobby's latest list: drawn again when the player's own tables
+   * change, since a table of theirs is offered as theirs.
+   * @type {LobbyTable[] | null}
+   */
+  let lobbyTables = null;
+  /**
+   * Draws the open tables. A table where the player holds a seat says so
+   * and offers to open it: "Join" would offer them their own seat again,
+   * and "Watch" to be a spectator of their own game.
+   * @param {LobbyTable[]} tables
+   */
   function renderLobby(tables) {
+    lobbyTables = tables;
     if (!tables.length) {
       replaceKeepingFocus(lobbyList, h('li.empty', {}, 'No open tables right now. Create one and tick “List it in open tables”.'));
       return;
@@ -218,12 +231,15 @@ export function mountHome(main) {
       const statuses = { waiting: 'Waiting', in_progress: 'Playing', round_over: 'Between rounds' };
       const status = statuses[t.status] ?? t.status;
       const clock = t.options.move_time_ms ? ` · ${perMove(t.options.move_time_ms)}` : '';
+      const mine = myTables.has(t.id);
       return h('li.row', {},
         h('span.row-main', {},
           h('span.row-title', {}, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o)),
-          h('span.row-sub', {}, status, clock, t.spectators ? ` · ${t.spectators} watching` : ''),
+          h('span.row-sub', {}, mine ? 'Your table · ' : '', status, clock, t.spectators ? ` · ${t.spectators} watching` : ''),
         ),
-        h('span.row-actions', {},
+        mine ? h('span.row-actions', {},
+          h('a.btn.btn-small.btn-primary', { href: path, 'data-link': true, 'aria-label': 'Open your table', dataset: { focusKey: `open:${t.id}` } }, 'Open'),
+        ) : h('span.row-actions', {},
           free ? h('a.btn.btn-small.btn-primary', { href: path, 'data-link': true, 'aria-label': `Join ${t.players.x ?? t.players.o ?? 'table'}`, dataset: { focusKey: `join:${t.id}` } }, 'Join') : null,
           h('a.btn.btn-small.btn-ghost', { href: `${path}?watch`, 'data-link': true, 'aria-label': `Watch ${x} vs ${o}`, dataset: { focusKey: `watch:${t.id}` } }, 'Watch'),
         ),
@@ -231,6 +247,9 @@ export function mountHome(main) {
     }));
   }
   cleanups.push(conn.on('lobby', (msg) => renderLobby(msg.tables)));
+  cleanups.push(onTablesChange(() => {
+    if (lobbyTables) renderLobby(lobbyTables);
+  }));
   const watchLobby = () => conn.request({ type: 'watch_lobby' }).catch(() => {});
   cleanups.push(conn.on('welcome', watchLobby));
   if (conn.status === 'online') watchLobby();
