@@ -5,6 +5,7 @@
 // so a reconnect doubles nothing; live messages keep coming after it. A
 // line from someone who watches, holding no seat, says so.
 
+import AxeBuilder from '@axe-core/playwright';
 import { test, expect } from '../support/fixtures.js';
 import { status, play, cuttableSocket, refusingSocket, say, chatLines, aliceAndBob } from '../support/game.js';
 
@@ -166,4 +167,26 @@ test('a line the server refused shows why in full, also the last of a full log',
     const [log, line] = await Promise.all([page.locator('#chatlog').boundingBox(), refusal.boundingBox()]);
     return Math.round(log.y + log.height - (line.y + line.height));
   }).toBeGreaterThanOrEqual(0);
+});
+
+test('a chat log that overflows can be scrolled from the keyboard, in every browser', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player);
+  // Five lines each (the server takes five in a row) overflow the log.
+  for (let i = 0; i < 5; i += 1) {
+    await say(page, `Alice says a longer line, number ${i}, to fill the log`);
+    await say(bob, `Bob answers with a line as long, number ${i}, to fill it`);
+  }
+  const log = bob.locator('#chatlog');
+  await expect(chatLines(bob)).toHaveCount(10);
+  expect(await log.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
+
+  // Chromium lets the keyboard into any scroller; Safari only into one
+  // that is a tab stop, which axe asks for.
+  const { violations } = await new AxeBuilder({ page: bob }).include('#chatlog').withRules(['scrollable-region-focusable']).analyze();
+  expect(violations.map((v) => v.id)).toEqual([]);
+  await bob.locator('#moves').focus();
+  await bob.keyboard.press('Tab');
+  await expect(log).toBeFocused();
+  await bob.keyboard.press('Home');
+  await expect.poll(() => log.evaluate((el) => el.scrollTop)).toBe(0);
 });

@@ -45,7 +45,10 @@ export function chatPanel({ send }) {
   let shown = [];
 
   const empty = () => h('li.empty', {}, 'No messages yet.');
-  const log = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages' }, empty());
+  // A tab stop, as the move list is: the log scrolls once it is full, and
+  // a browser that lets the keyboard into no scroller by itself (Safari)
+  // would leave earlier lines out of reach.
+  const log = h('ol.chatlog', { id: 'chatlog', 'aria-live': 'polite', 'aria-label': 'Chat messages', tabindex: '0' }, empty());
   // Said under the box when a message is not sent (a blank one).
   const hint = h('p.chat-hint', { id: 'chat-hint', hidden: true, role: 'status' });
   const input = /** @type {HTMLInputElement} */ (h('input.chat-input', {
