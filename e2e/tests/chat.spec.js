@@ -190,3 +190,27 @@ test('a chat log that overflows can be scrolled from the keyboard, in every brow
   await bob.keyboard.press('Home');
   await expect.poll(() => log.evaluate((el) => el.scrollTop)).toBe(0);
 });
+
+test('the chat box takes 280 characters, emoji counted one each as the server counts them', async ({ page, player }) => {
+  const { bob } = await aliceAndBob(page, player);
+  const box = page.getByRole('textbox', { name: 'Chat message' });
+  // An emoji is two UTF-16 code units but one character.
+  const party = '🎉'.repeat(280);
+  await box.fill(`${party}🎉🎉`);
+  await expect(box).toHaveValue(party);
+  await box.press('Enter');
+  await expect(chatLines(bob)).toHaveText([party]);
+
+  // Typed at the limit in the middle, a character is not taken, and
+  // nothing after it is lost.
+  await box.fill(`${'a'.repeat(279)}z`);
+  await box.press('Home');
+  await box.press('b');
+  await expect(box).toHaveValue(`${'a'.repeat(279)}z`);
+
+  // A name too: up to 24 characters, emoji or not.
+  await page.locator('#me-name').click();
+  const name = page.getByRole('dialog', { name: 'Your name' }).getByRole('textbox');
+  await name.fill('🦊'.repeat(30));
+  await expect(name).toHaveValue('🦊'.repeat(24));
+});

@@ -27,7 +27,7 @@
 // (not in pass and play) is the page's call.
 
 import { conn } from './net.js';
-import { h, revealIn } from './dom.js';
+import { h, revealIn, limitChars } from './dom.js';
 import { MAX_CHAT_CHARS } from './limits.js';
 
 /** @typedef {import('./protocol.js').ChatLine} ChatLine */
@@ -53,11 +53,11 @@ export function chatPanel({ send }) {
   const hint = h('p.chat-hint', { id: 'chat-hint', hidden: true, role: 'status' });
   const input = /** @type {HTMLInputElement} */ (h('input.chat-input', {
     type: 'text',
-    maxlength: MAX_CHAT_CHARS,
     placeholder: 'Say something nice',
     'aria-label': 'Chat message',
     autocomplete: 'off',
   }));
+  limitChars(input, MAX_CHAT_CHARS);
   input.addEventListener('input', () => { hint.hidden = true; });
   const sendButton = /** @type {HTMLButtonElement} */ (h('button.btn.btn-secondary.btn-small', { type: 'submit' }, 'Send'));
   // Offline: the box is disabled, and this says why (the box points to it).

@@ -241,3 +241,35 @@ export function revealIn(box, item) {
   if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top;
   else if (inner.bottom > outer.bottom) box.scrollTop += inner.bottom - outer.bottom;
 }
+
+/**
+ * Holds `input` to `max` characters as the server counts them (Unicode
+ * code points: an emoji is one), where `maxlength` counts UTF-16 units
+ * (an emoji is two) and would stop at half as many emoji. As `maxlength`
+ * does, an edit that would go over is cut: what it inserted loses its
+ * end, and the text around it stays. Text being composed (an input method)
+ * is held once it is done.
+ * @param {HTMLInputElement} input
+ * @param {number} max
+ */
+export function limitChars(input, max) {
+  // The most UTF-16 units `max` characters take: the browser's own cut
+  // for a paste far too long.
+  input.maxLength = max * 2;
+  const hold = () => {
+    const over = [...input.value].length - max;
+    if (over <= 0) return;
+    const caret = input.selectionEnd ?? input.value.length;
+    const before = [...input.value.slice(0, caret)];
+    const kept = before.slice(0, Math.max(0, before.length - over)).join('');
+    // An edit not before the caret (none the keyboard makes) loses the end.
+    const value = [...kept + input.value.slice(caret)].slice(0, max).join('');
+    input.value = value;
+    const at = Math.min(kept.length, value.length);
+    input.setSelectionRange(at, at);
+  };
+  input.addEventListener('input', (ev) => {
+    if (!(ev instanceof InputEvent && ev.isComposing)) hold();
+  });
+  input.addEventListener('compositionend', hold);
+}

@@ -5,7 +5,7 @@
 import { conn } from './net.js';
 import * as store from './store.js';
 import { currentRoute, onNavigate } from './router.js';
-import { byId, toast } from './dom.js';
+import { byId, toast, limitChars } from './dom.js';
 import { mountHome } from './home.js';
 import { mountGame } from './game.js';
 import { mountReplay } from './replay.js';
@@ -51,7 +51,7 @@ const dialog = byId('name-dialog', HTMLDialogElement);
 const nameForm = byId('name-form');
 const nameInput = byId('name-input', HTMLInputElement);
 const nameError = byId('name-error');
-nameInput.maxLength = MAX_NAME_CHARS;
+limitChars(nameInput, MAX_NAME_CHARS);
 byId('name-hint').textContent = `Shown to the people you play. Up to ${MAX_NAME_CHARS} characters.`;
 
 function showName() {
