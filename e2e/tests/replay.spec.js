@@ -129,3 +129,26 @@ async function replayOfAWin(page) {
   }
   await page.getByRole('link', { name: 'Open replay' }).click();
 }
+
+test('a replay opened while the server cannot send it loads by itself once it can', async ({ page, player, problems }) => {
+  await replayOfAWin(page);
+  const gameUrl = page.url().replace(/\?.*$/, '');
+  const gameId = gameUrl.split('/games/')[1];
+
+  // The server is restarting: its API answers 503 for a while.
+  const stranger = await player('Stranger');
+  let down = true;
+  await stranger.route(`**/api/games/${gameId}`, (route) => (down
+    ? route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"The server is starting"}' })
+    : route.continue()));
+  await stranger.goto(gameUrl);
+  await expect(stranger.getByRole('heading', { level: 1 })).toHaveText('Could not load the game');
+  await expect(stranger.locator('main')).toContainText('tries again by itself');
+
+  down = false;
+  await expect(stranger.locator('#position')).toHaveText('Move 5 of 5', { timeout: 15_000 });
+  await expect(stranger.locator('#outcome')).toHaveText('Player X (X) wins — three in a row: a1 b2 c3');
+  for (let i = problems.length - 1; i >= 0; i -= 1) {
+    if (/HTTP 503|status of 503/.test(problems[i])) problems.splice(i, 1);
+  }
+});

@@ -8,8 +8,15 @@
 // whole game (explain.js): each log line gets its verdict, the board marks
 // the better moves of a mistake, and a summary says where the game was
 // decided. The replay works without it (say, if that request fails).
+//
+// A record the server could not send (it is restarting, say) is asked for
+// again by itself, more slowly each time and at once when the connection
+// comes back, as the game page recovers its table: a link opened during a
+// deploy shows the game once the server is back. A game that does not
+// exist is not asked for again.
 
 import * as api from './api.js';
+import { conn } from './net.js';
 import { h, s, replace, announce, plural, revealIn } from './dom.js';
 import { shareLink } from './controls.js';
 import { recordOutcome } from './outcome.js';
@@ -20,6 +27,11 @@ import { explainGame, annotateMoves, summarySentence, verdictOf, betterText, bet
 /** @typedef {import('./protocol.js').GameRecord} GameRecord */
 /** @typedef {import('./protocol.js').GameExplanation} GameExplanation */
 /** @typedef {import('./protocol.js').PlyExplanation} PlyExplanation */
+
+/** The first wait before asking again for a record that did not come, in ms; it doubles. */
+const RETRY_FIRST_MS = 2000;
+/** The longest wait between two tries, in ms. */
+const RETRY_MAX_MS = 30000;
 
 /**
  * A player's name in the title; a bot is said to be the computer.
@@ -77,8 +89,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
   const fwdBtn = nav('Forward', 'forward', () => go(ply + 1));
   const lastBtn = nav('Last', 'last', () => go(total()));
 
-  main.append(
-    h('div.game.replay', {},
+  const view = h('div.game.replay', {},
       h('section.game-main', { 'aria-labelledby': 'replay-title' },
         h('div.game-head', {},
           h('a.back', { href: '/', 'data-link': true }, h('span', { 'aria-hidden': 'true' }, '← '), 'Home'),
@@ -102,8 +113,8 @@ export function mountReplay(main, { gameId, ply: startPly }) {
           shareLink({ path: `/games/${encodeURIComponent(gameId)}`, label: 'Link to this replay', copy: 'Copy link', kind: 'btn-secondary' }),
         ),
       ),
-    ),
   );
+  main.append(view);
 
   /** The record, once loaded: what the functions below draw. */
   function loaded() {
@@ -268,9 +279,46 @@ export function mountReplay(main, { gameId, ply: startPly }) {
   }
   document.addEventListener('keydown', onKey);
 
-  api.game(gameId).then((rec) => {
-    if (!alive) return;
+  /** The wait before the next try, once one has failed. */
+  let retryMs = RETRY_FIRST_MS;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let retryTimer;
+  /** Whether a request for the record is on its way. */
+  let loading = false;
+
+  /** Asks for the record, and shows it (or why not). */
+  function load() {
+    clearTimeout(retryTimer);
+    retryTimer = undefined;
+    if (!alive || record || loading) return;
+    loading = true;
+    api.game(gameId).then((rec) => {
+      loading = false;
+      if (!alive) return;
+      show(rec);
+    }).catch((err) => {
+      loading = false;
+      if (!alive) return;
+      const missing = err.status === 404 || err.status === 400;
+      replace(main,
+        h('section.card.narrow', {},
+          h('h1', {}, missing ? 'Game not found' : 'Could not load the game'),
+          h('p', {}, missing
+            ? 'There is no game at this address. Check the link, or find your recent games on the home page.'
+            : 'The server could not send this game just now. This page tries again by itself.'),
+          h('a.btn.btn-primary', { href: '/', 'data-link': true }, 'Go to the home page'),
+        ),
+      );
+      if (missing) return;
+      retryTimer = setTimeout(load, retryMs);
+      retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+    });
+  }
+
+  /** @param {GameRecord} rec */
+  function show(rec) {
     record = rec;
+    if (!view.isConnected) replace(main, view);
     const x = playerLabel(rec.players.x);
     const o = playerLabel(rec.players.o);
     replace(titleEl, h('span.vs-x', {}, x), ' vs ', h('span.vs-o', {}, o));
@@ -283,21 +331,18 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     ply = startPly === null ? total() : Math.max(0, Math.min(total(), startPly));
     render(false);
     loadExplanation(rec);
-  }).catch((err) => {
-    if (!alive) return;
-    replace(main,
-      h('section.card.narrow', {},
-        h('h1', {}, err.status === 404 || err.status === 400 ? 'Game not found' : 'Could not load the game'),
-        h('p', {}, err.status === 404 || err.status === 400
-          ? 'There is no game at this address. Check the link, or find your recent games on the home page.'
-          : 'The server could not send this game just now. Please try again in a moment.'),
-        h('a.btn.btn-primary', { href: '/', 'data-link': true }, 'Go to the home page'),
-      ),
-    );
+  }
+
+  load();
+  // Back online after a failure: try at once, not at the end of the wait.
+  const offWelcome = conn.on('welcome', () => {
+    if (retryTimer !== undefined) load();
   });
 
   return () => {
     alive = false;
+    clearTimeout(retryTimer);
+    offWelcome();
     document.removeEventListener('keydown', onKey);
   };
 }
