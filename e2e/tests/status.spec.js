@@ -36,6 +36,23 @@ test('an opponent away and the countdowns', () => {
     .toEqual(['Your turn (X)', '9 s left for this move']);
 });
 
+test('an opponent away on their move with a clock has the shorter of the two times to come back', () => {
+  // Their move clock runs out first: they lose on time in 14 s, whatever
+  // their time to come back says.
+  const away = { ...bob, connected: false, grace_left_ms: 59_000 };
+  expect(describe(view(table({ turn: 'O', time_left_ms: 14_000, players: { x: alice, o: away } }), ['X'])))
+    .toEqual(['Bob is away — 14 s to come back', '14 s left for this move']);
+  expect(describe(view(table({ turn: 'O', time_left_ms: 14_000, players: { x: alice, o: away } }), [])))
+    .toEqual(['Bob is away — 14 s to come back', '14 s left for this move']);
+  // The time to come back is the shorter: it stays.
+  const soon = { ...bob, connected: false, grace_left_ms: 8_000 };
+  expect(describe(view(table({ turn: 'O', time_left_ms: 14_000, players: { x: alice, o: soon } }), ['X'])))
+    .toEqual(['Bob is away — 8 s to come back', '14 s left for this move']);
+  // Away on our move: our clock is not theirs.
+  expect(describe(view(table({ time_left_ms: 14_000, players: { x: alice, o: away } }), ['X'])))
+    .toEqual(['Your turn (X)', '14 s left for this move · Bob is away — 59 s to come back']);
+});
+
 test('outcomes with their reasons', () => {
   const over = (outcome) => table({ status: 'round_over', turn: undefined, outcome });
   const win = (winner, reason) => ({ result: 'win', winner, reason });

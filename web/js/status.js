@@ -48,11 +48,22 @@ export function describe(v) {
   const { table, seats, seatInfo, who, secondsLeft, isPass } = v;
   if (!table) return ['Connecting…', ''];
   const seated = seats.length > 0;
+  /**
+   * The seconds `seat`'s player, away, has to come back: their grace, or,
+   * on their move, their move clock if it runs out first (they lose on
+   * time then, back or not).
+   * @param {Player} seat
+   */
+  const comeBackIn = (seat) => {
+    const grace = secondsLeft(seatInfo(seat)?.grace_left_ms);
+    const clock = table.status === 'in_progress' && table.turn === seat ? secondsLeft(table.time_left_ms) : null;
+    return grace === null || clock === null ? grace : Math.min(grace, clock);
+  };
   const subs = [];
   for (const seat of /** @type {Player[]} */ (['X', 'O'])) {
     const p = seatInfo(seat);
     if (!p || p.connected || seats.includes(seat)) continue;
-    const left = secondsLeft(p.grace_left_ms);
+    const left = comeBackIn(seat);
     if (table.status === 'in_progress' && left !== null) subs.push(awayLine(p.name, left));
     else subs.push(`${p.name} is away`);
   }
@@ -70,8 +81,8 @@ export function describe(v) {
       let line;
       if (isPass() && seats.length === 2) line = `${turn} to move`;
       else if (seats.includes(turn)) line = `Your turn (${turn})`;
-      else if (mover && !mover.connected && secondsLeft(mover.grace_left_ms) !== null) {
-        line = awayLine(mover.name, secondsLeft(mover.grace_left_ms));
+      else if (mover && !mover.connected && comeBackIn(turn) !== null) {
+        line = awayLine(mover.name, comeBackIn(turn));
         const dup = subs.indexOf(line);
         if (dup >= 0) subs.splice(dup, 1);
       } else if (seated) line = `Waiting for ${who(turn)}…`;
