@@ -2,8 +2,8 @@
 //! the server has said where it listens is honoured cleanly, and the
 //! default connection limit fits the open-files limit it runs under (no
 //! warning), while an explicit one that does not fit is warned about; an
-//! empty database name, or an address that is not HOST:PORT, is refused
-//! saying what is accepted.
+//! empty database name, an address that is not HOST:PORT, or a cluster's
+//! flag without a cluster's database, is refused saying what is accepted.
 
 mod common;
 
@@ -113,18 +113,24 @@ async fn the_serving_threads_are_as_asked_and_logged() {
     );
 }
 
+/// The `oxo: ` line of `oxo serve ARGS`, which must fail to start.
+async fn refusal(args: &[&str]) -> String {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"));
+    command.arg("serve").args(args);
+    let out = common::run_to_exit(command).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?}: {stderr}");
+    stderr
+        .lines()
+        .find(|l| l.starts_with("oxo: "))
+        .unwrap_or_else(|| panic!("{args:?}: no error line in {stderr}"))
+        .to_owned()
+}
+
 #[tokio::test]
 async fn an_empty_database_name_is_refused_saying_what_is_accepted() {
     // `OXO_DB=` left empty in a service's environment file, say.
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"));
-    command.args(["serve", "--addr", "127.0.0.1:0", "--db", ""]);
-    let out = common::run_to_exit(command).await;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
-    let line = stderr
-        .lines()
-        .find(|l| l.starts_with("oxo: "))
-        .unwrap_or_else(|| panic!("no error line in {stderr}"));
+    let line = refusal(&["--addr", "127.0.0.1:0", "--db", ""]).await;
     assert!(
         line.contains("--db is empty") && line.contains(":memory:") && line.contains("postgres://"),
         "{line}"
@@ -135,15 +141,7 @@ async fn an_empty_database_name_is_refused_saying_what_is_accepted() {
 async fn an_address_that_is_not_host_and_port_is_refused_saying_what_is_accepted() {
     // A port alone or a host alone is what a newcomer types first.
     for addr in ["8080", "127.0.0.1", "127.0.0.1:99999"] {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"));
-        command.args(["serve", "--addr", addr, "--db", ":memory:"]);
-        let out = common::run_to_exit(command).await;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{addr}: {stderr}");
-        let line = stderr
-            .lines()
-            .find(|l| l.starts_with("oxo: "))
-            .unwrap_or_else(|| panic!("{addr}: no error line in {stderr}"));
+        let line = refusal(&["--addr", addr, "--db", ":memory:"]).await;
         assert!(
             line.contains(&format!("cannot listen on {addr}"))
                 && line.contains("HOST:PORT")
@@ -162,23 +160,7 @@ async fn cluster_flags_without_a_cluster_database_are_refused() {
         ("--bus", "nats://127.0.0.1:4222"),
         ("--lease", "5s"),
     ] {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oxo"));
-        command.args([
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--db",
-            ":memory:",
-            flag,
-            value,
-        ]);
-        let out = common::run_to_exit(command).await;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{flag}: {stderr}");
-        let line = stderr
-            .lines()
-            .find(|l| l.starts_with("oxo: "))
-            .unwrap_or_else(|| panic!("{flag}: no error line in {stderr}"));
+        let line = refusal(&["--addr", "127.0.0.1:0", "--db", ":memory:", flag, value]).await;
         assert!(
             line.contains(flag) && line.contains("PostgreSQL"),
             "{flag}: {line}"
