@@ -122,15 +122,11 @@ async fn a_node_learns_when_another_nodes_lease_runs_out() {
     assert!(a.next_expiry().await.unwrap().is_some());
 }
 
-#[tokio::test]
-async fn a_players_games_are_found_behind_a_scan_worth_of_newer_games() {
-    let Some(url) = database() else { return };
-    let store = node(&url, 1);
-    store
-        .commit(finished_game(1, "p", "q", true, 1))
-        .await
-        .unwrap();
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+/// `n` finished public games between players `a` and `b` (ids `other1`..,
+/// ending later as they go), written straight into the database; the
+/// client that wrote them, for more SQL.
+async fn other_games(url: &str, n: i64) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
         .await
         .unwrap();
     tokio::spawn(connection);
@@ -141,10 +137,22 @@ async fn a_players_games_are_found_behind_a_scan_worth_of_newer_games() {
              SELECT i + 10, 'other' || i, 't', i, 'X', 'a', 'A', 'b', 'B', 0, 1000 + i,
                     '{\"result\":\"draw\"}', 9, true
              FROM generate_series(1, $1::bigint) AS i",
-            &[&i64::from(PLAYER_SCAN)],
+            &[&n],
         )
         .await
         .unwrap();
+    client
+}
+
+#[tokio::test]
+async fn a_players_games_are_found_behind_a_scan_worth_of_newer_games() {
+    let Some(url) = database() else { return };
+    let store = node(&url, 1);
+    store
+        .commit(finished_game(1, "p", "q", true, 1))
+        .await
+        .unwrap();
+    let _client = other_games(&url, PLAYER_SCAN.into()).await;
     let query = GamesQuery {
         player: Some("q".into()),
         asker: None,
@@ -166,21 +174,7 @@ async fn the_games_list_fetches_one_page_of_rows() {
         .commit(finished_game(1, "p", "q", false, 1))
         .await
         .unwrap();
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    client
-        .execute(
-            "INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, o_id, o_name,
-                                started_ms, ended_ms, outcome, moves, public)
-             SELECT i + 10, 'other' || i, 't', i, 'X', 'a', 'A', 'b', 'B', 0, 1000 + i,
-                    '{\"result\":\"draw\"}', 9, true
-             FROM generate_series(1, 500) AS i",
-            &[],
-        )
-        .await
-        .unwrap();
+    let client = other_games(&url, 500).await;
     for (player, asker) in [(None, None), (None, Some("q")), (Some("a"), None)] {
         let query = GamesQuery {
             player: player.map(str::to_owned),
