@@ -27,9 +27,16 @@ const SETUP: [(&str, &str); 10] = [
     ("", ""),
 ];
 
-/// The game screen's keys when bots play both marks (nobody at the keyboard
-/// moves): full, then compact.
-const WATCH: [(&str, &str); 7] = [
+/// The game screen's keys in full.
+const FULL: [(&str, &str); 15] = [
+    ("←↑↓→  h j k l", "move the cursor"),
+    ("Enter  Space", "place your mark at the cursor"),
+    ("1 … 9", "place on a cell:   1 2 3    a1 b1 c1"),
+    ("", "numbered like      4 5 6    a2 b2 c2"),
+    ("", "the board          7 8 9    a3 b3 c3"),
+    ("", "(1 is top left as on a phone, not a numpad)"),
+    ("a1 … c3", "place by name: column a-c, then row 1-3"),
+    ("u", "undo your move (and the bot's answer)"),
     ("v", "show each free cell's value: win/draw/loss"),
     ("r", "restart this round; once over: next round"),
     ("Enter", "next round, once the game is over"),
@@ -38,6 +45,13 @@ const WATCH: [(&str, &str); 7] = [
     ("q  Ctrl-C", "quit (q twice with scores on the screen)"),
     ("", ""),
 ];
+
+/// Where [`FULL`]'s keys that need nobody at the keyboard begin: the game
+/// screen's keys when bots play both marks.
+const WATCH_FROM: usize = 8;
+
+/// The game screen's keys when bots play both marks (nobody at the keyboard
+/// moves), compact.
 const WATCH_COMPACT: [(&str, &str); 7] = [
     ("v", "values of free cells"),
     ("r", "restart, or next round"),
@@ -57,23 +71,6 @@ pub(super) fn render_help(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    const FULL: [(&str, &str); 15] = [
-        ("←↑↓→  h j k l", "move the cursor"),
-        ("Enter  Space", "place your mark at the cursor"),
-        ("1 … 9", "place on a cell:   1 2 3    a1 b1 c1"),
-        ("", "numbered like      4 5 6    a2 b2 c2"),
-        ("", "the board          7 8 9    a3 b3 c3"),
-        ("", "(1 is top left as on a phone, not a numpad)"),
-        ("a1 … c3", "place by name: column a-c, then row 1-3"),
-        ("u", "undo your move (and the bot's answer)"),
-        ("v", "show each free cell's value: win/draw/loss"),
-        ("r", "restart this round; once over: next round"),
-        ("Enter", "next round, once the game is over"),
-        ("n", "new game: back to set-up"),
-        ("?", "show or hide this help"),
-        ("q  Ctrl-C", "quit (q twice with scores on the screen)"),
-        ("", ""),
-    ];
     const COMPACT: [(&str, &str); 12] = [
         ("←↑↓→ hjkl", "move"),
         ("Enter", "place, next round"),
@@ -90,7 +87,7 @@ pub(super) fn render_help(
     ];
     let (rows, key_w): (&[(&str, &str)], usize) = match screen {
         Screen::Setup => (&SETUP, 12),
-        Screen::Game if bots_only && area.width >= 64 => (&WATCH, 15),
+        Screen::Game if bots_only && area.width >= 64 => (&FULL[WATCH_FROM..], 15),
         Screen::Game if bots_only => (&WATCH_COMPACT, 10),
         Screen::Game if area.width >= 64 => (&FULL, 15),
         Screen::Game => (&COMPACT, 10),

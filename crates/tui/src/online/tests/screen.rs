@@ -5,7 +5,7 @@
 use oxo_core::{Bitboard, Outcome, Player, Square, WinReason};
 use oxo_protocol::{TableState, TableStatus};
 
-use super::{draw, online, state, table_msg, welcome};
+use super::{Online, draw, online, state, table_msg, welcome};
 
 /// Sizes from the smallest the game accepts to a large terminal.
 const SIZES: [(u16, u16); 7] = [
@@ -28,11 +28,11 @@ fn board_bottom(screen: &str) -> Option<usize> {
         .last()
 }
 
-#[test]
-fn a_waiting_tables_link_shows_under_the_board() {
+/// A player alone at their new table, its id and its link (a real id is
+/// 32 hex digits).
+fn waiting_at_a_table() -> (Online, &'static str, String) {
     let (mut o, _rx) = online();
     welcome(&mut o);
-    // A real id is 32 hex digits: the link must fit on one row.
     let id = "0123456789abcdef0123456789abcdef";
     let mut table = state(id, "me");
     table.status = TableStatus::Waiting;
@@ -40,7 +40,12 @@ fn a_waiting_tables_link_shows_under_the_board() {
     table.game_id = None;
     table.turn = None;
     table_msg(&mut o, &table);
-    let link = format!("http://127.0.0.1:8080/t/{id}");
+    (o, id, format!("http://127.0.0.1:8080/t/{id}"))
+}
+
+#[test]
+fn a_waiting_tables_link_shows_under_the_board() {
+    let (mut o, id, link) = waiting_at_a_table();
     for (width, height) in SIZES.into_iter().filter(|&(w, _)| w >= 64) {
         let (_, screen) = draw(&o, width, height);
         let row = screen.lines().position(|l| l.contains(&link));
@@ -58,16 +63,7 @@ fn a_waiting_tables_link_shows_under_the_board() {
 
 #[test]
 fn a_waiting_table_says_it_waits_and_shows_its_whole_link_at_every_size() {
-    let (mut o, _rx) = online();
-    welcome(&mut o);
-    let id = "0123456789abcdef0123456789abcdef";
-    let mut table = state(id, "me");
-    table.status = TableStatus::Waiting;
-    table.players.o = None;
-    table.game_id = None;
-    table.turn = None;
-    table_msg(&mut o, &table);
-    let link = format!("http://127.0.0.1:8080/t/{id}");
+    let (o, _, link) = waiting_at_a_table();
     for (width, height) in [(32, 12), (33, 12), (40, 12), (32, 13), (40, 14)]
         .into_iter()
         .chain(SIZES)
