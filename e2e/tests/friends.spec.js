@@ -32,6 +32,8 @@ test('two friends play through the share link while a third watches', async ({ p
   const carol = await player('Carol');
   await carol.goto(link);
   await expect(status(carol)).toHaveText('Alice (X) to move');
+  // Both seats were taken when she came: she is told why she only watches.
+  await expect(toastEl(carol)).toHaveText(/both seats are taken.*watching/i);
   await expect(alice.locator('.table-meta')).toContainText('1 watching');
   await expect(bob.locator('.player[data-seat="O"]')).toContainText('You');
   const everyone = [alice, bob, carol];

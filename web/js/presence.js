@@ -111,6 +111,11 @@ export class Presence {
         } catch (err) {
           if (err.code !== 'table_full' && err.code !== 'already_seated') throw err;
           await this.watchTable();
+          // A link to a full table, or one that filled while the player
+          // clicked Join: say why they only watch.
+          if (err.code === 'table_full') {
+            toast('Both seats are taken: you are watching this table.');
+          }
         }
       }
     } catch (err) {
