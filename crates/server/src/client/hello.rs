@@ -12,7 +12,7 @@ use oxo_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, PlayerId, Request, Se
 
 use super::validate;
 use super::{Client, Flow, Who};
-use crate::accounts::Account;
+use crate::accounts::{Account, Budget};
 use crate::close;
 use crate::conn::Conn;
 use crate::error::ClientError;
@@ -90,16 +90,13 @@ impl Client {
             Some(token) => {
                 let account = self.resume(&token).await?;
                 if let Some(name) = name {
-                    // Past the player's renames budget, the player comes
-                    // back under the name they have (the welcome says which).
-                    if *account.name() != *name {
-                        if let Ok(spent) = self.spend_rename(&account, Instant::now()) {
-                            // The tables hear of it when this connection attaches.
-                            if let Err(e) = self.rename(&account, name, false).await {
-                                spent.give_back();
-                                return Err(e);
-                            }
-                        }
+                    // The tables hear of it when this connection attaches.
+                    match self.rename(&account, name, false, Instant::now()).await {
+                        // Past the player's renames budget, the player comes
+                        // back under the name they have (the welcome says
+                        // which).
+                        Err(e) if e.code == ErrorCode::RateLimited => {}
+                        renamed => renamed?,
                     }
                 }
                 (account, token)
@@ -227,24 +224,37 @@ impl Client {
     }
 
     /// Stores `account`'s new `name`, then uses it; with `tell_tables`, the
-    /// tables where the player sits show it at once.
+    /// tables where the player sits show it at once. The name the player
+    /// has already costs and does nothing; another counts against the
+    /// player's renames budget (`rate_limited` past it), given back if it
+    /// could not be stored.
     pub(super) async fn rename(
         &self,
         account: &Arc<Account>,
         name: Arc<str>,
         tell_tables: bool,
+        at: Instant,
     ) -> Result<(), ClientError> {
-        self.shared
+        if *account.name() == *name {
+            return Ok(());
+        }
+        let limit = self.shared.config.names_limit;
+        let spent = account
+            .spend(Budget::Names, limit, at)
+            .ok_or_else(|| ClientError::too_many_renames(limit))?;
+        let stored = self
+            .shared
             .store
             .commit(vec![Write::PlayerName {
                 id: Arc::clone(&account.id),
                 name: Arc::clone(&name),
             }])
-            .await
-            .map_err(|e| {
-                tracing::error!(error = %e, "could not store a name");
-                ClientError::internal()
-            })?;
+            .await;
+        if let Err(e) = stored {
+            spent.give_back();
+            tracing::error!(error = %e, "could not store a name");
+            return Err(ClientError::internal());
+        }
         account.set_name(name);
         if !tell_tables {
             return Ok(());

@@ -20,7 +20,7 @@ use oxo_protocol::{ClientMsg, ErrorCode, Request, ServerMsg, TableId, TableOptio
 use super::attached::MAX_ATTACHED;
 use super::validate;
 use super::{Client, Reply};
-use crate::accounts::{Account, Budget, Spent};
+use crate::accounts::{Budget, Spent};
 use crate::conn::Conn;
 use crate::error::ClientError;
 use crate::handle::{IsMember, TableCmd, TableHandle, TableReq, TableRequest};
@@ -47,15 +47,7 @@ impl Client {
             }
             ClientMsg::SetName { name } => {
                 let name = validate::name(&name)?;
-                // The name one has already: nothing to store or show.
-                if *conn.account.name() == *name {
-                    return Ok(Reply::Ok);
-                }
-                let spent = self.spend_rename(&conn.account, at)?;
-                if let Err(e) = self.rename(&conn.account, name, true).await {
-                    spent.give_back();
-                    return Err(e);
-                }
+                self.rename(&conn.account, name, true, at).await?;
                 return Ok(Reply::Ok);
             }
             ClientMsg::CreateTable { options } => {
@@ -144,19 +136,6 @@ impl Client {
         conn.account
             .spend(Budget::Rounds, limit, at)
             .ok_or_else(|| ClientError::too_many_rounds(limit))
-    }
-
-    /// Counts a rename against the player's limit; refusing it gives it
-    /// back.
-    pub(super) fn spend_rename(
-        &self,
-        account: &Arc<Account>,
-        at: Instant,
-    ) -> Result<Spent, ClientError> {
-        let limit = self.shared.config.names_limit;
-        account
-            .spend(Budget::Names, limit, at)
-            .ok_or_else(|| ClientError::too_many_renames(limit))
     }
 
     /// Makes room to be at one more table, unless the connection is at
