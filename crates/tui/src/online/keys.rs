@@ -29,9 +29,13 @@ fn key(keep: u8, full: impl Into<String>, short: impl Into<String>) -> Key {
     }
 }
 
+/// A key that has no short form.
+fn same(keep: u8, text: &str) -> Key {
+    key(keep, text, text)
+}
+
 /// Every key of `o`'s screen, in the order shown.
 fn all(o: &Online) -> Vec<Key> {
-    let same = |keep, text: &str| key(keep, text, text);
     let mut keys = Vec::new();
     if o.typing.is_some() {
         keys.push(same(0, "Enter send"));
@@ -71,7 +75,6 @@ fn lobby_clock(o: &Online) -> Key {
 /// The keys that send requests, and the local ones beside them, while
 /// connected.
 fn connected_keys(o: &Online, keys: &mut Vec<Key>) {
-    let same = |keep, text: &str| key(keep, text, text);
     match &o.table {
         None => {
             keys.push(same(5, "↑↓ select"));
