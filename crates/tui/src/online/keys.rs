@@ -91,6 +91,10 @@ fn connected_keys(o: &Online, keys: &mut Vec<Key>) {
             keys.push(lobby_starter(o));
             keys.push(lobby_clock(o));
         }
+        // Nothing more happens at a closed table: only going back.
+        Some(t) if t.status == TableStatus::Closed => {
+            keys.push(key(2, "Esc back to the lobby", "Esc lobby"));
+        }
         Some(t) if o.my_seat().is_none() => {
             keys.push(same(3, "watching"));
             if has_free_seat(t) {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use oxo_client::Address;
 use oxo_core::{Player, Square, Starter};
-use oxo_protocol::{ClientMsg, LobbyTable, PlayerId, ServerMsg, TableId, TableState};
+use oxo_protocol::{ClientMsg, LobbyTable, PlayerId, ServerMsg, TableId, TableState, TableStatus};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::net::{Ask, NOT_SENT, News, WAITING};
@@ -323,10 +323,17 @@ impl Online {
 
     /// Leaves table `id` for the lobby: the server is told, and the
     /// table's later states are ignored.
+    /// A closed table is not told: it takes no more requests.
     fn leave(&mut self, id: TableId) {
-        self.ask(ClientMsg::LeaveTable {
-            table_id: id.clone(),
-        });
+        let closed = self
+            .table
+            .as_ref()
+            .is_some_and(|t| t.id == id && t.status == TableStatus::Closed);
+        if !closed {
+            self.ask(ClientMsg::LeaveTable {
+                table_id: id.clone(),
+            });
+        }
         self.back_to_lobby(id);
     }
 

@@ -13,6 +13,9 @@ use super::confirm::Armed;
 use super::{Online, has_free_seat};
 use crate::input;
 
+/// What a key that would ask something of a closed table says instead.
+const CLOSED: &str = "The table is closed: Esc goes back to the lobby";
+
 impl Online {
     /// Handles a key.
     pub(crate) fn key(&mut self, key: KeyEvent) {
@@ -104,7 +107,10 @@ impl Online {
             self.cursor = d.step(self.cursor);
             return;
         }
+        let closed = table.status == TableStatus::Closed;
         match code {
+            // A closed table takes no more requests (`no_such_table`).
+            KeyCode::Char('r' | 'm' | '/' | 'f') if closed => self.message = CLOSED.to_owned(),
             KeyCode::Enter | KeyCode::Char(' ') => self.play(id, self.cursor),
             KeyCode::Char(c @ '1'..='9') => {
                 if let Ok(sq) = Square::try_from(c as u8 - b'1') {
@@ -125,6 +131,10 @@ impl Online {
         let Some(table) = &self.table else {
             return;
         };
+        if table.status == TableStatus::Closed {
+            self.message = CLOSED.to_owned();
+            return;
+        }
         if self.my_seat().is_none() {
             // Watching: a free seat is taken (the move is not made: the
             // round starts once both seats are filled).

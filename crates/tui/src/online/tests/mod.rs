@@ -692,6 +692,7 @@ fn while_reconnecting_the_keys_row_offers_only_keys_that_work() {
 }
 
 mod chat;
+mod closed;
 mod help;
 mod lobby;
 mod not_oxo;

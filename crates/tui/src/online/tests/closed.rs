@@ -1,0 +1,36 @@
+//! A watched table that closes (its last player left): the screen says
+//! so, and offers only the keys that still work there.
+
+use oxo_protocol::TableStatus;
+
+use super::{draw, online, press, sent, state, table_msg, welcome};
+
+#[test]
+fn a_closed_table_offers_only_going_back_and_its_keys_send_nothing() {
+    let (mut o, mut rx) = online();
+    welcome(&mut o);
+    // Watching Ann and Bob's table; both leave, and it closes.
+    let mut closed = state("t1", "ann");
+    table_msg(&mut o, &closed);
+    closed.status = TableStatus::Closed;
+    closed.players.x = None;
+    closed.players.o = None;
+    closed.turn = None;
+    table_msg(&mut o, &closed);
+    let (_, screen) = draw(&o, 80, 24);
+    let keys = screen.lines().last().unwrap_or_default().to_owned();
+    assert!(screen.contains("closed"), "{screen}");
+    for gone in ["take the free seat", "m chat"] {
+        assert!(!screen.contains(gone), "{gone}\n{screen}");
+    }
+    assert!(keys.contains("Esc") && keys.contains("q quit"), "{screen}");
+    // A move, a rematch or a chat line would only be refused; leaving
+    // has nothing to tell the server either.
+    press(&mut o, "5\nrm");
+    assert!(o.typing.is_none(), "no chat line at a closed table");
+    assert!(sent(&mut rx).is_empty(), "nothing sent to a closed table");
+    assert!(o.message.contains("closed"), "{}", o.message);
+    press(&mut o, "\u{1b}");
+    assert!(o.table.is_none(), "Esc goes back to the lobby");
+    assert!(sent(&mut rx).is_empty(), "nothing to leave");
+}
