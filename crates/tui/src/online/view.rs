@@ -77,7 +77,7 @@ impl Widget for &Online {
             render_board(&marks, &view, size, rect, self.theme, buf);
         }
         let mut lines = Vec::new();
-        game(self, table, usize::from(layout.info.width), &mut lines);
+        game(self, table, layout.info, &mut lines);
         Paragraph::new(fit(lines, layout.info)).render(layout.info, buf);
         if let Some((rect, text)) = layout.link {
             Paragraph::new(text)
@@ -375,10 +375,11 @@ fn info(p: Option<&PlayerInfo>, mine: bool, elapsed: u64) -> String {
     }
 }
 
-/// The lines beside (or under) the board, in rows of `width` columns,
+/// The lines beside (or under) the board, in rows of `area`'s width,
 /// each with how long it stays when they do not all fit: lower numbers
 /// stay longer.
-fn game(o: &Online, t: &TableState, width: usize, lines: &mut Vec<(u8, Vec<Line<'static>>)>) {
+fn game(o: &Online, t: &TableState, area: Rect, lines: &mut Vec<(u8, Vec<Line<'static>>)>) {
+    let width = usize::from(area.width);
     let wrapped = |text: &str| -> Vec<Line<'static>> {
         wrap_whole(text, width)
             .into_iter()
@@ -419,7 +420,11 @@ fn game(o: &Online, t: &TableState, width: usize, lines: &mut Vec<(u8, Vec<Line<
         lines.push((6_u8.saturating_add(older(i)), chat_rows(c, width)));
     }
     if let Some(typed) = &o.typing {
-        lines.push((0, wrapped(&format!("say: {typed}▏"))));
+        // Longer than the area is high, its end shows: where the typing
+        // goes on.
+        let mut rows = wrapped(&format!("say: {typed}▏"));
+        rows.drain(..rows.len().saturating_sub(usize::from(area.height)));
+        lines.push((0, rows));
     }
 }
 

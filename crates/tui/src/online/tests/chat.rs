@@ -148,3 +148,17 @@ fn a_spectators_line_is_marked_as_in_the_browser() {
     o.news(chat("t1", "Bob", "thanks"));
     assert_eq!(o.chat, ["Wanda (watching): go X", "Bob: thanks"]);
 }
+
+#[test]
+fn a_long_chat_line_being_typed_shows_its_end_where_the_typing_goes_on() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    let typed = format!("hello {}the end", "abcdefghij".repeat(20));
+    super::press(&mut o, &format!("m{typed}"));
+    for (width, height) in [(32, 12), (40, 14), (80, 24)] {
+        o.resize(width, height);
+        let (_, screen) = draw(&o, width, height);
+        assert!(screen.contains("the end▏"), "{width}x{height}\n{screen}");
+    }
+}
