@@ -1,7 +1,9 @@
 //! The online help window (`?`): the keys of the lobby, of a seat at a
-//! table, or of a table watched, drawn as the offline game's help window.
+//! table, of a table watched, or of a closed one, drawn as the offline
+//! game's help window.
 //! Each fits the narrowest terminal the game accepts.
 
+use oxo_protocol::TableStatus;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
@@ -53,6 +55,14 @@ const WATCHING: [(&str, &str); 6] = [
     ("", ""),
 ];
 
+/// The keys at a closed table: nothing more happens there.
+const CLOSED: [(&str, &str); 4] = [
+    ("Esc", "back to the lobby"),
+    ("?", "show this help"),
+    ("q  Ctrl-C", "quit"),
+    ("", ""),
+];
+
 /// Draws the help window of `o`'s screen over `area`, if it is open.
 pub(super) fn render_help(o: &Online, area: Rect, buf: &mut Buffer) {
     if !o.help {
@@ -60,6 +70,7 @@ pub(super) fn render_help(o: &Online, area: Rect, buf: &mut Buffer) {
     }
     let rows: &[(&str, &str)] = match (&o.table, o.my_seat()) {
         (None, _) => &LOBBY,
+        (Some(t), _) if t.status == TableStatus::Closed => &CLOSED,
         (Some(_), Some(_)) => &SEATED,
         (Some(_), None) => &WATCHING,
     };

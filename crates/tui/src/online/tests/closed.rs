@@ -34,3 +34,21 @@ fn a_closed_table_offers_only_going_back_and_its_keys_send_nothing() {
     assert!(o.table.is_none(), "Esc goes back to the lobby");
     assert!(sent(&mut rx).is_empty(), "nothing to leave");
 }
+
+#[test]
+fn the_help_at_a_closed_table_lists_only_going_back_and_quitting() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut closed = state("t1", "ann");
+    closed.status = TableStatus::Closed;
+    closed.players.x = None;
+    closed.players.o = None;
+    closed.turn = None;
+    table_msg(&mut o, &closed);
+    press(&mut o, "?");
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("back to the lobby"), "{screen}");
+    for gone in ["take a free seat", "chat"] {
+        assert!(!screen.contains(gone), "{gone}\n{screen}");
+    }
+}
