@@ -35,6 +35,10 @@ mod seats;
 use confirm::Armed;
 pub(crate) use held::Held;
 
+/// What the player is told when the table selected in the lobby is no
+/// longer listed (it filled, or closed).
+const SELECTED_GONE: &str = "The table you selected is no longer open";
+
 /// How long a stop waits for the connection to close first.
 const PAUSE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 
@@ -234,8 +238,15 @@ impl Online {
     fn server(&mut self, msg: ServerMsg) {
         match msg {
             ServerMsg::Lobby { tables } => {
+                let before = self.selected_table();
                 self.lobby = tables;
-                self.clamp_selection();
+                // Enter must not join a table that took the selected one's
+                // row unseen. A table I left going is no news (the
+                // message says why I left it).
+                let mine = before.as_ref().is_some_and(|id| self.left.contains(id));
+                if !self.follow_selection(before.as_ref()) && self.table.is_none() && !mine {
+                    self.message = SELECTED_GONE.to_owned();
+                }
             }
             ServerMsg::Table { table } => {
                 match &self.table {

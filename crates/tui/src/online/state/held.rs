@@ -30,6 +30,7 @@ impl Online {
     /// The welcome lists `tables` as held: the lobby lists them, with the
     /// states already known of those still held.
     pub(super) fn hold(&mut self, tables: Vec<TableId>) {
+        let before = self.selected_table();
         let mut old = std::mem::take(&mut self.held);
         self.held = tables
             .into_iter()
@@ -41,7 +42,7 @@ impl Online {
                 Held { id, state }
             })
             .collect();
-        self.clamp_selection();
+        self.follow_selection(before.as_ref());
     }
 
     /// A state of a table not shown: if it is one I hold, it updates its
@@ -55,16 +56,18 @@ impl Online {
         if still_mine {
             self.held[at].state = Some(table.clone());
         } else {
+            let before = self.selected_table();
             self.held.remove(at);
-            self.clamp_selection();
+            self.follow_selection(before.as_ref());
         }
         true
     }
 
     /// My seat at table `id` is given up: it is no longer listed.
     pub(super) fn let_go(&mut self, id: &TableId) {
+        let before = self.selected_table();
         self.held.retain(|h| h.id != *id);
-        self.clamp_selection();
+        self.follow_selection(before.as_ref());
     }
 
     /// Whether the state `new` of the table shown says that my seat there
@@ -92,6 +95,32 @@ impl Online {
         match self.selected.checked_sub(self.held.len()) {
             None => self.held.get(self.selected).map(|h| h.id.clone()),
             Some(open) => self.open_tables().nth(open).map(|t| t.id.clone()),
+        }
+    }
+
+    /// The lobby's row of table `id`, if it is listed.
+    fn row_of(&self, id: &TableId) -> Option<usize> {
+        self.held.iter().position(|h| h.id == *id).or_else(|| {
+            self.open_tables()
+                .position(|t| t.id == *id)
+                .map(|open| self.held.len() + open)
+        })
+    }
+
+    /// The lobby's rows changed: the selection stays on the table `before`
+    /// (the one it was on), wherever its row is now. If that table is no
+    /// longer listed the selection stays where it was (on a row), and
+    /// `false` says so.
+    pub(super) fn follow_selection(&mut self, before: Option<&TableId>) -> bool {
+        match before.and_then(|id| self.row_of(id)) {
+            Some(row) => {
+                self.selected = row;
+                true
+            }
+            None => {
+                self.clamp_selection();
+                before.is_none()
+            }
         }
     }
 

@@ -141,3 +141,54 @@ fn the_starter_and_clock_keys_say_what_they_chose_even_where_their_keys_are_hidd
         assert!(flat.contains("always X"), "{width}x{height}\n{screen}");
     }
 }
+
+/// The lobby news `ids`, in that order.
+fn lobby_of(o: &mut super::Online, ids: &[&str]) {
+    let tables = ids.iter().map(|id| lobby_entry(id)).collect();
+    o.news(News::Message(Box::new(ServerMsg::Lobby { tables })));
+}
+
+#[test]
+fn the_selection_stays_on_its_table_when_the_list_changes_around_it() {
+    let (mut o, mut rx) = online();
+    lobby_of(&mut o, &["t0", "t1", "t2", "t3", "t4"]);
+    super::press(&mut o, "jjj");
+    // Tables above the selected one go, and a new one comes first.
+    lobby_of(&mut o, &["new", "t0", "t3", "t4"]);
+    super::press(&mut o, "\n");
+    assert_eq!(
+        super::sent(&mut rx),
+        [oxo_protocol::ClientMsg::JoinTable {
+            table_id: "t3".into(),
+            seat: None
+        }]
+    );
+}
+
+#[test]
+fn a_selected_table_that_goes_is_said_and_enter_does_not_join_another_unseen() {
+    let (mut o, mut rx) = online();
+    lobby_of(&mut o, &["t0", "t1", "t2"]);
+    super::press(&mut o, "j");
+    lobby_of(&mut o, &["t0", "t2"]);
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("no longer open"), "{screen}");
+    // The selection moved to a neighbour, in sight: Enter joins that one.
+    super::press(&mut o, "\n");
+    let sent = super::sent(&mut rx);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+}
+
+#[test]
+fn a_table_left_going_from_the_list_keeps_the_message_that_says_why() {
+    let (mut o, _rx) = online();
+    super::welcome(&mut o);
+    lobby_of(&mut o, &["t0"]);
+    // At my own table t0, listed in the lobby; it closes while I am away.
+    super::table_msg(&mut o, &super::state("t0", "me"));
+    o.news(News::Gone("t0".into()));
+    assert!(o.table.is_none());
+    let said = o.message.clone();
+    lobby_of(&mut o, &["t1"]);
+    assert_eq!(o.message, said);
+}
