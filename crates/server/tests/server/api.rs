@@ -355,6 +355,24 @@ async fn a_request_to_ws_that_is_not_a_handshake_is_told_what_it_lacks() {
     server.stop().await;
 }
 
+/// `HEAD /ws` is answered as `GET /ws` without a handshake is (HTTP asks
+/// HEAD to get GET's answer without its body): 400, not a 405 that would
+/// contradict the `Allow: GET,HEAD` every other method is told at `/ws`.
+#[tokio::test]
+async fn head_on_ws_gets_what_a_get_without_a_handshake_gets() {
+    let server = Server::start().await;
+    let get = server.request("GET", "/ws", &[]).await;
+    let head = server.request("HEAD", "/ws", &[]).await;
+    assert_eq!(get.status, 400);
+    assert_eq!(head.status, 400, "{}", head.head);
+    assert_eq!(head.header("content-type"), Some("application/json"));
+    assert!(head.body.is_empty(), "a HEAD answer has no body");
+    let post = server.request("POST", "/ws", &[]).await;
+    assert_eq!(post.status, 405);
+    assert_eq!(post.header("allow"), Some("GET,HEAD"));
+    server.stop().await;
+}
+
 /// The HTTP layer takes a request head of at most 100 header fields, as
 /// docs/protocol.md says: one more is refused with 431 before any route.
 #[tokio::test]
