@@ -4,6 +4,7 @@ use oxo_core::{Player, Square};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::limits::MAX_REQUEST_ID;
+use crate::whole::Whole;
 use crate::{GameId, TableId, TableOptions};
 
 /// One request from a client: the message and the client's optional request
@@ -27,15 +28,17 @@ pub struct Request {
     pub msg: ClientMsg,
 }
 
-/// Reads a request id, refusing those above [`MAX_REQUEST_ID`].
+/// Reads a request id, refusing those above [`MAX_REQUEST_ID`] and
+/// saying that range (not a `u64`'s) to one that is not a whole number.
 fn request_id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    let id = Option::<u64>::deserialize(d)?;
-    match id {
-        Some(id) if id > MAX_REQUEST_ID => Err(serde::de::Error::custom(format!(
-            "id {id} is too large: request ids are integers from 0 to {MAX_REQUEST_ID} (2^53 - 1)"
-        ))),
-        _ => Ok(id),
-    }
+    let whole = Whole {
+        field: "id",
+        unit: "",
+        min: 0,
+        max: MAX_REQUEST_ID,
+        limit: MAX_REQUEST_ID,
+    };
+    whole.read(d)
 }
 
 /// The `id` of a message that may not parse as a [`Request`] (an unknown

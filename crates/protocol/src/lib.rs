@@ -30,6 +30,7 @@ mod server;
 mod strict;
 mod table;
 mod text;
+mod whole;
 
 pub use api::{
     AnalyzeResponse, ApiError, DecidingMove, FinalPosition, GameExplanation, GameRecord,

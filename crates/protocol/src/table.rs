@@ -12,7 +12,7 @@ pub struct BotSeat {
     pub level: BotLevel,
     /// A pause before each bot move, in milliseconds, so that it feels less
     /// abrupt to humans (0: answer at once).
-    #[serde(default, deserialize_with = "crate::strict::null_as_default")]
+    #[serde(default, deserialize_with = "crate::whole::think_ms")]
     pub think_ms: u32,
 }
 
@@ -28,7 +28,10 @@ pub struct TableOptions {
     #[serde(deserialize_with = "crate::strict::null_as_default")]
     pub starter: Starter,
     /// A per-move time limit in milliseconds; running out loses the round.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::whole::move_time_ms"
+    )]
     pub move_time_ms: Option<u32>,
     /// A bot in the seat the creator does not take.
     #[serde(

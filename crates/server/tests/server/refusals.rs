@@ -131,6 +131,40 @@ async fn every_refusal_has_a_stable_code_and_a_message() {
     server.stop().await;
 }
 
+/// A time option that is not a whole number in range (a fraction, a
+/// negative number, a string, one past 2^32) is refused with the range the
+/// option takes, as one in the wrong range is, not the range of the
+/// server's integers.
+#[tokio::test]
+async fn a_time_option_of_the_wrong_shape_is_told_the_range_it_takes() {
+    let server = Server::start().await;
+    let mut c = server.client("Clocks").await;
+    for bad in [
+        json!(1000.5),
+        json!(-5),
+        json!("30000"),
+        json!(5_000_000_000_u64),
+    ] {
+        let msg = c
+            .refused(
+                json!({"type":"create_table","options":{"move_time_ms":bad}}),
+                "bad_request",
+            )
+            .await;
+        assert!(msg.contains("move_time_ms"), "{bad}: {msg}");
+        assert!(msg.contains("from 1000 to 600000"), "{bad}: {msg}");
+        let msg = c
+            .refused(
+                json!({"type":"create_table","options":{"bot":{"level":"easy","think_ms":bad}}}),
+                "bad_request",
+            )
+            .await;
+        assert!(msg.contains("think_ms"), "{bad}: {msg}");
+        assert!(msg.contains("from 0 to 5000"), "{bad}: {msg}");
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn replies_carry_the_request_id() {
     let server = Server::start().await;

@@ -488,6 +488,28 @@ async fn request_ids_above_two_to_the_53_are_bad_requests() {
     server.stop().await;
 }
 
+/// An id that is not a whole number from 0 to 2^53 − 1 (a fraction, a
+/// negative number, a string) is refused with the range the protocol
+/// takes, not the range of the server's integers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_of_the_wrong_shape_is_told_the_range_ids_take() {
+    let server = Server::start().await;
+    let mut c = server.client("Shapes").await;
+    for id in ["1.5", "-1", "\"5\"", "true"] {
+        c.send_text(&format!(r#"{{"type":"ping","id":{id}}}"#))
+            .await;
+        let reply: Value = c.recv().await;
+        assert_eq!(reply["code"], "bad_request", "{id}: {reply}");
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("from 0 to 9007199254740991"),
+            "{id}: {message}"
+        );
+        assert!(!message.contains("18446744073709551615"), "{id}: {message}");
+    }
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_needs_a_seat_or_a_watch() {
     let server = Server::start().await;
