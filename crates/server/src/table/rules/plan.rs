@@ -363,12 +363,19 @@ impl Plan {
             }
             Timer::Close => {
                 self.next.close_at = None;
-                // Everyone left mid-round: the side to move is dropped.
+                // Everyone left mid-round: the side to move is dropped,
+                // unless a bot sits there (a bot never goes away, even
+                // while it thinks longer than a grace period): then the
+                // human across the board is.
                 if let Phase::Playing { round, .. } = &self.next.phase {
-                    let loser = round
+                    let to_move = round
                         .game
                         .to_move()
                         .expect("a round in play has a side to move");
+                    let loser = match self.next.seats[to_move] {
+                        Some(Seat::Bot(_)) => !to_move,
+                        _ => to_move,
+                    };
                     self.decide(loser, Concession::Dropped);
                 }
                 let last = self.next.take_round();

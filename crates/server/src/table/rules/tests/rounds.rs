@@ -133,6 +133,33 @@ fn a_rematch_starts_when_both_want_it_and_only_after_a_round() {
     assert_eq!(b.status(), TableStatus::InProgress);
 }
 
+/// The player who went away loses, even when the bot was to move: a bot
+/// thinking longer than the grace period (a server run with a grace
+/// under 5 s) must not hand the absent player a win.
+#[test]
+fn a_player_who_leaves_a_bot_mid_round_is_the_one_dropped() {
+    let mut b = Bench::new(TableOptions {
+        bot: Some(BotSeat {
+            level: BotLevel::Easy,
+            think_ms: 60_000,
+        }),
+        seat: Some(Player::X),
+        ..TableOptions::default()
+    });
+    b.ok(Cmd::Create { creator: &alice() });
+    b.play(&alice(), Square::A1);
+    assert_eq!(b.game().to_move(), Some(Player::O), "the bot is thinking");
+    b.ok(Cmd::Absent { player: &alice() });
+    b.pass(GRACE);
+    let events = b.fire();
+    assert_eq!(
+        ended(&events),
+        won(Player::O, WinReason::Dropped),
+        "alice went away: {events:?}"
+    );
+    assert_eq!(b.status(), TableStatus::Closed);
+}
+
 #[test]
 fn a_bot_always_wants_a_rematch() {
     let mut b = Bench::new(TableOptions {
