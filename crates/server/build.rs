@@ -17,7 +17,12 @@
 //!   mapping every module (`/js/net.js`) to its versioned URL, so that the
 //!   modules' relative imports (`./net.js`) load versioned URLs too, while
 //!   the source in `web/` keeps plain paths. The map is an inline script, so
-//!   `INLINE_SCRIPT_HASHES` carries its `'sha256-…'` for the CSP.
+//!   `INLINE_SCRIPT_HASHES` carries its `'sha256-…'` for the CSP;
+//! - after the entry module (`<script type="module" src="/js/main.js">`), a
+//!   `<link rel="modulepreload">` for every module it imports, directly or
+//!   not, at its versioned URL (see `build/imports.rs`): on a first visit the
+//!   browser fetches them all at once instead of one level of imports per
+//!   round trip.
 //!
 //! A generated list instead of a crate such as `include_dir` or `rust-embed`
 //! keeps the dependency tree small and lets the server build (with a fallback
@@ -30,6 +35,9 @@ use std::{env, fs};
 
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
+
+#[path = "build/imports.rs"]
+mod imports;
 
 /// Hex digits of SHA-256 in a version or ETag: 40 bits, plenty to tell two
 /// versions of one file apart.
@@ -73,18 +81,23 @@ fn main() {
         .filter(|f| f.rel != "index.html" && url_safe(&f.rel))
         .map(|f| (f.rel.clone(), short_hash(&f.bytes)))
         .collect();
-    if let Some(index) = files.iter_mut().find(|f| f.rel == "index.html") {
-        let html =
-            String::from_utf8(std::mem::take(&mut index.bytes)).expect("web/index.html is UTF-8");
-        let (html, import_map) = rewrite_index(&html, &versions);
-        index.bytes = html.into_bytes();
+    if let Some(at) = files.iter().position(|f| f.rel == "index.html") {
+        let html = String::from_utf8(std::mem::take(&mut files[at].bytes))
+            .expect("web/index.html is UTF-8");
+        let preloads = imports::graph(&entry_modules(&html), |rel| module_source(&files, rel));
+        let (html, import_map) = rewrite_index(&html, &versions, &preloads);
+        files[at].bytes = html.into_bytes();
         if let Some(map) = import_map {
             let digest = Sha256::digest(map.as_bytes());
             let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
             inline_hashes.push(format!("'sha256-{b64}'"));
         }
     }
+    emit(&out, &files, &inline_hashes);
+}
 
+/// Writes `$OUT_DIR/assets.rs`: `ASSETS` and `INLINE_SCRIPT_HASHES`.
+fn emit(out: &Path, files: &[File], inline_hashes: &[String]) {
     let mut code = String::from(
         "/// Every embedded file of `web/`, sorted by path (see `build.rs`).\n\
          static ASSETS: &[Asset] = &[\n",
@@ -122,11 +135,48 @@ fn main() {
     fs::write(out.join("assets.rs"), code).expect("OUT_DIR is writable");
 }
 
+/// The text of the JavaScript module at `rel` among `files`, if there is one.
+fn module_source<'a>(files: &'a [File], rel: &str) -> Option<&'a str> {
+    let module = rel.ends_with(".js") || rel.ends_with(".mjs");
+    files
+        .iter()
+        .find(|f| module && f.rel == rel)
+        .and_then(|f| std::str::from_utf8(&f.bytes).ok())
+}
+
+/// The modules `index.html` loads by `<script type="module" src="/…">`, as
+/// paths relative to `web/`.
+fn entry_modules(html: &str) -> Vec<String> {
+    let open = "<script type=\"module\" src=\"/";
+    html.match_indices(open)
+        .filter_map(|(at, _)| {
+            let rest = &html[at + open.len()..];
+            rest.find('"').map(|end| rest[..end].to_owned())
+        })
+        .collect()
+}
+
 /// Rewrites `index.html`: versioned URLs for the files in `versions`
-/// (`(path, hash)`), and an import map for the JavaScript modules among them.
-/// Returns the page and the import map's JSON, if one was inserted.
-fn rewrite_index(html: &str, versions: &[(String, String)]) -> (String, Option<String>) {
+/// (`(path, hash)`), an import map for the JavaScript modules among them,
+/// and a `modulepreload` link for each of `preloads` after the first
+/// module script. Returns the page and the import map's JSON, if one was
+/// inserted.
+fn rewrite_index(
+    html: &str,
+    versions: &[(String, String)],
+    preloads: &[String],
+) -> (String, Option<String>) {
     let mut html = html.to_owned();
+    let links: String = preloads
+        .iter()
+        .filter_map(|rel| versions.iter().find(|(r, _)| r == rel))
+        .map(|(rel, hash)| format!("\n  <link rel=\"modulepreload\" href=\"/{rel}?v={hash}\">"))
+        .collect();
+    if let Some(at) = html.find("<script type=\"module\"") {
+        if let Some(end) = html[at..].find("</script>") {
+            html.insert_str(at + end + "</script>".len(), &links);
+        }
+    }
     for (rel, hash) in versions {
         html = html.replace(&format!("\"/{rel}\""), &format!("\"/{rel}?v={hash}\""));
     }

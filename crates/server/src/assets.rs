@@ -46,6 +46,11 @@
 
 mod negotiate;
 
+/// `build.rs`'s scan of the modules' imports, here for its unit tests.
+#[cfg(test)]
+#[path = "../build/imports.rs"]
+mod imports;
+
 use std::sync::OnceLock;
 
 use axum::body::Body;

@@ -319,6 +319,36 @@ async fn an_import_map_versions_every_module_and_the_csp_allows_it() {
 }
 
 #[tokio::test]
+async fn the_page_preloads_imported_modules_at_their_versioned_urls() {
+    let server = Server::start().await;
+    let page = String::from_utf8(get(&server, "/", &[]).await.body).expect("UTF-8");
+    let open = "<link rel=\"modulepreload\" href=\"";
+    let preloads: Vec<&str> = page
+        .match_indices(open)
+        .map(|(at, _)| {
+            let rest = &page[at + open.len()..];
+            &rest[..rest.find('"').expect("closed")]
+        })
+        .collect();
+    // Which ones is e2e/tests/firstload.spec.js's to check, against the
+    // browser; here: some, each a current version, none twice, all after
+    // the import map.
+    assert!(preloads.len() > 1, "{page}");
+    let mut unique = preloads.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), preloads.len(), "{preloads:?}");
+    assert!(page.find("importmap") < page.find(open), "{page}");
+    for url in preloads {
+        let module = url.split_once('?').expect("a version").0;
+        assert_eq!(versioned(&page, module), url);
+        let r = get(&server, url, &[]).await;
+        assert_eq!(r.header("cache-control"), Some(IMMUTABLE), "{url}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_api_is_not_compressed() {
     let server = Server::start().await;
     for path in ["/api/tables", "/healthz", "/metrics"] {
