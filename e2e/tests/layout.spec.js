@@ -192,7 +192,7 @@ for (const width of [375, 1280]) {
     await expect(page.locator('#position')).toHaveText('Move 5 of 5');
     const replayLink = page.getByRole('textbox', { name: 'Link to this replay' });
     const gameId = new URL(page.url()).pathname.split('/').pop();
-    await expect(replayLink).toHaveValue(new RegExp(`/games/${gameId}$`));
+    await expect(replayLink).toHaveValue(new RegExp(`/games/${gameId}\\?ply=5$`));
     // Wrapped, the whole link is in view: its start and its end (the id).
     expect(await endInView(replayLink)).toMatchObject({ overflows: false, atEnd: true });
   });

@@ -152,3 +152,21 @@ test('a replay opened while the server cannot send it loads by itself once it ca
     if (/HTTP 503|status of 503/.test(problems[i])) problems.splice(i, 1);
   }
 });
+
+test('the replay share link points at the move shown', async ({ page, player }) => {
+  await replayOfAWin(page);
+  const share = page.getByRole('textbox', { name: 'Link to this replay' });
+  await expect(share).toHaveValue(/\/games\/[^/?]+\?ply=5$/);
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect(page.locator('#position')).toHaveText('Move 2 of 5');
+  await expect(share).toHaveValue(/\?ply=2$/);
+  expect(await share.inputValue()).toBe(page.url());
+
+  // Whoever opens it sees that move.
+  const friend = await player('Friend');
+  await friend.goto(await share.inputValue());
+  await expect(friend.locator('#position')).toHaveText('Move 2 of 5');
+  expect(await boardOf(friend)).toBe('XO.......');
+});

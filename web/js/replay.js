@@ -89,6 +89,10 @@ export function mountReplay(main, { gameId, ply: startPly }) {
   const fwdBtn = nav('Forward', 'forward', () => go(ply + 1));
   const lastBtn = nav('Last', 'last', () => go(total()));
 
+  // The link follows the move shown (`?ply=`, set by `render`).
+  const gamePath = `/games/${encodeURIComponent(gameId)}`;
+  const share = shareLink({ path: gamePath, label: 'Link to this replay', copy: 'Copy link', kind: 'btn-secondary' });
+  const shareInput = share.querySelector('textarea');
   const view = h('div.game.replay', {},
       h('section.game-main', { 'aria-labelledby': 'replay-title' },
         h('div.game-head', {},
@@ -110,7 +114,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
         ),
         h('section.panel', { 'aria-labelledby': 'h-share' },
           h('h2', { id: 'h-share' }, 'Share'),
-          shareLink({ path: `/games/${encodeURIComponent(gameId)}`, label: 'Link to this replay', copy: 'Copy link', kind: 'btn-secondary' }),
+          share,
         ),
       ),
   );
@@ -165,6 +169,7 @@ export function mountReplay(main, { gameId, ply: startPly }) {
     const cells = boardAfter(record.moves.map((m) => m.cell), record.first, ply);
     const atEnd = ply === total() && Boolean(record.outcome);
     const p = plyExplained();
+    if (shareInput) shareInput.value = `${window.location.origin}${gamePath}?ply=${ply}`;
     board.render({
       cells,
       last: ply > 0 ? index(record.moves[ply - 1].cell) : -1,
