@@ -45,7 +45,7 @@ fn lobby(o: &Online, room: usize, width: u16, lines: &mut Vec<Line<'static>>) {
     let rows: Vec<String> = o
         .held
         .iter()
-        .map(held_row)
+        .map(|h| held_row(o, h))
         .chain(o.open_tables().map(open_row))
         .collect();
     let first = (o.selected + 1).saturating_sub(room);
@@ -87,8 +87,8 @@ fn status_word(status: TableStatus) -> &'static str {
 }
 
 /// A table where I hold a seat, as the lobby lists it: who sits, and its
-/// status (its id until its state came).
-fn held_row(h: &Held) -> String {
+/// status, in play whose move it is (its id until its state came).
+fn held_row(o: &Online, h: &Held) -> String {
     let Some(t) = &h.state else {
         return format!("yours: table {}", truncate(h.id.as_str(), 12));
     };
@@ -97,11 +97,17 @@ fn held_row(h: &Held) -> String {
             .as_ref()
             .map_or_else(|| "(free)".to_owned(), |i| truncate(&i.name, 20))
     };
+    let status = match (t.status, t.turn) {
+        (TableStatus::InProgress, Some(turn)) if o.seat_at(t) == Some(turn) => {
+            "your move".to_owned()
+        }
+        (TableStatus::InProgress, Some(turn)) => format!("{} to move", name(turn)),
+        (status, _) => status_word(status).to_owned(),
+    };
     format!(
-        "yours: {} vs {}  {}",
+        "yours: {} vs {}  {status}",
         name(Player::X),
-        name(Player::O),
-        status_word(t.status)
+        name(Player::O)
     )
 }
 

@@ -15,6 +15,7 @@
 use oxo_protocol::{LobbyTable, TableId, TableState, TableStatus};
 
 use super::Online;
+use crate::text::truncate;
 
 /// A table where I hold a seat in play, and its latest state, if one came.
 #[derive(Debug)]
@@ -54,13 +55,40 @@ impl Online {
             return false;
         };
         if still_mine {
-            self.held[at].state = Some(table.clone());
+            let old = self.held[at].state.replace(table.clone());
+            if let Some(said) = self.move_elsewhere(old.as_ref(), table) {
+                self.message = said;
+            }
         } else {
             let before = self.selected_table();
             self.held.remove(at);
             self.follow_selection(before.as_ref());
         }
         true
+    }
+
+    /// What to tell me when the state `new` of a table I hold, not shown,
+    /// makes it my move there (its state before was `old`): which table
+    /// (by my opponent), and in the lobby how to open it.
+    fn move_elsewhere(&self, old: Option<&TableState>, new: &TableState) -> Option<String> {
+        let mine = self.seat_at(new)?;
+        if new.status != TableStatus::InProgress || new.turn != Some(mine) {
+            return None;
+        }
+        let same = old.is_some_and(|o| {
+            o.status == new.status && o.round == new.round && o.move_number == new.move_number
+        });
+        if same {
+            return None;
+        }
+        let vs = new.players[!mine]
+            .as_ref()
+            .map_or_else(String::new, |p| format!(" vs {}", truncate(&p.name, 24)));
+        Some(if self.table.is_some() {
+            format!("Your move at your other table{vs}")
+        } else {
+            format!("Your move at your table{vs} (Enter on its row)")
+        })
     }
 
     /// My seat at table `id` is given up: it is no longer listed.

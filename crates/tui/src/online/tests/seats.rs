@@ -147,3 +147,51 @@ fn a_spectator_with_no_seat_to_take_sees_no_cell_numbers() {
     let (_, screen) = draw(&o, 80, 24);
     assert!(screen.contains("  5  "), "{screen}");
 }
+
+/// The state of table `id` where I (X) play Bob (O), `moves` played: X
+/// to move after an even number, Bob after an odd one.
+fn mine_playing(id: &str, moves: u32) -> TableState {
+    let mut table = state(id, "me");
+    table.move_number = moves;
+    table.turn = Some(if moves.is_multiple_of(2) {
+        oxo_core::Player::X
+    } else {
+        oxo_core::Player::O
+    });
+    table
+}
+
+#[test]
+fn a_table_held_says_whose_move_it_is_and_a_move_there_is_told() {
+    let (mut o, _rx) = online();
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+        tables: vec![TableId::from("h1")],
+    });
+    table_msg(&mut o, &mine_playing("h1", 1));
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("yours: Me vs Bob  Bob to move"), "{screen}");
+    o.message.clear();
+    // Bob moves there: the row and the message say it is my move.
+    table_msg(&mut o, &mine_playing("h1", 2));
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("yours: Me vs Bob  your move"), "{screen}");
+    assert_eq!(
+        o.message,
+        "Your move at your table vs Bob (Enter on its row)"
+    );
+    // The same state again is no news.
+    o.message.clear();
+    table_msg(&mut o, &mine_playing("h1", 2));
+    assert_eq!(o.message, "");
+
+    // At another table, a move at the one held is told too (without
+    // the lobby's key).
+    table_msg(&mut o, &mine_playing("h1", 3));
+    press(&mut o, "c");
+    table_msg(&mut o, &mine_waiting("new"));
+    assert_eq!(o.table.as_ref().map(|t| t.id.as_str()), Some("new"));
+    table_msg(&mut o, &mine_playing("h1", 4));
+    assert_eq!(o.message, "Your move at your other table vs Bob");
+}
