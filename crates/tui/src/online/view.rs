@@ -332,7 +332,7 @@ fn info_rows(o: &Online, width: u16) -> u16 {
         let me = o.my_seat();
         let rows: usize = Player::ALL
             .into_iter()
-            .map(|p| player_line(o, t, p))
+            .map(|p| player_line(o, t, p, width))
             .chain([status(o, t, me)])
             .map(|line| wrap_whole(&line, width).len())
             .sum();
@@ -340,38 +340,76 @@ fn info_rows(o: &Online, width: u16) -> u16 {
     })
 }
 
-/// The row of seat `p` of `t`: its mark, [`info`] and its wins.
-fn player_line(o: &Online, t: &TableState, p: Player) -> String {
+/// The fewest columns a cut name keeps (a wide letter and `…`): past
+/// that, the row wraps instead.
+const NAME_MIN: usize = 3;
+/// With fewer columns than this left for the name, "away" takes its short
+/// form ("(away 19 s)").
+const NAME_ROOMY: usize = 8;
+
+/// The row of seat `p` of `t` in `width` columns: its mark, [`info`] and
+/// its wins; the name is cut (with `…`) so that the row fits when it can.
+fn player_line(o: &Online, t: &TableState, p: Player, width: usize) -> String {
     let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let seat = info(t.players[p].as_ref(), o.my_seat() == Some(p), elapsed);
-    format!("{p} {seat}  {}", t.scores.wins(p))
+    let wins = t.scores.wins(p);
+    let fixed = text::width(&format!("{p}   {wins}"));
+    let mut info = info(
+        t.players[p].as_ref(),
+        o.my_seat() == Some(p),
+        elapsed,
+        false,
+    );
+    if width.saturating_sub(fixed + text::width(&info.rest))
+        < NAME_ROOMY.min(text::width(&info.name))
+    {
+        info = self::info(t.players[p].as_ref(), o.my_seat() == Some(p), elapsed, true);
+    }
+    let room = width
+        .saturating_sub(fixed + text::width(&info.rest))
+        .max(NAME_MIN);
+    format!("{p} {}{}  {wins}", truncate(&info.name, room), info.rest)
+}
+
+/// A seat's words: the name, and what follows it.
+struct SeatInfo {
+    name: String,
+    rest: String,
 }
 
 /// A seat's line: the player's name (and "(you)" for mine), whether away
 /// (with the time left to come back, counted down from the state's
-/// arrival `elapsed` ms ago) and whether asking for a rematch.
-fn info(p: Option<&PlayerInfo>, mine: bool, elapsed: u64) -> String {
-    match p {
-        None => "(free seat)".to_owned(),
-        Some(i) => {
-            let mut text = truncate(&i.name, 24);
-            if mine {
-                text.push_str(" (you)");
+/// arrival `elapsed` ms ago; `short`: "(away 19 s)") and whether asking
+/// for a rematch.
+fn info(p: Option<&PlayerInfo>, mine: bool, elapsed: u64, short: bool) -> SeatInfo {
+    let Some(i) = p else {
+        return SeatInfo {
+            name: "(free seat)".to_owned(),
+            rest: String::new(),
+        };
+    };
+    let mut rest = String::new();
+    if mine {
+        rest.push_str(" (you)");
+    }
+    if !i.connected {
+        match i.grace_left_ms {
+            Some(ms) => {
+                let secs = ms.saturating_sub(elapsed).div_ceil(1000);
+                rest.push_str(&if short {
+                    format!(" (away {secs} s)")
+                } else {
+                    format!(" (away: {secs} s to come back)")
+                });
             }
-            if !i.connected {
-                match i.grace_left_ms {
-                    Some(ms) => text.push_str(&format!(
-                        " (away: {} s to come back)",
-                        ms.saturating_sub(elapsed).div_ceil(1000)
-                    )),
-                    None => text.push_str(" (away)"),
-                }
-            }
-            if i.wants_rematch {
-                text.push_str(" wants a rematch");
-            }
-            text
+            None => rest.push_str(" (away)"),
         }
+    }
+    if i.wants_rematch {
+        rest.push_str(" wants a rematch");
+    }
+    SeatInfo {
+        name: truncate(&i.name, 24),
+        rest,
     }
 }
 
@@ -388,7 +426,7 @@ fn game(o: &Online, t: &TableState, area: Rect, lines: &mut Vec<(u8, Vec<Line<'s
     };
     let me = o.my_seat();
     for p in Player::ALL {
-        let line = player_line(o, t, p);
+        let line = player_line(o, t, p, width);
         // My own row gives way before my opponent's (whether they are
         // away, say), with the draws.
         let keep = if me == Some(p) { 3 } else { 2 };

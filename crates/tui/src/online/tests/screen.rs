@@ -222,3 +222,63 @@ fn twelve_rows_keep_the_board_whose_turn_and_a_key_line() {
     let (_, screen) = draw(&o, 40, 11);
     assert!(screen.contains("Terminal too small"), "{screen}");
 }
+
+/// The screen's row that starts (after any board) with seat `p`'s mark
+/// and a space, trimmed; the test fails if there is none.
+/// A wide character's second cell, drawn as a space, is left out.
+fn seat_row(screen: &str, p: char) -> String {
+    let start = format!("{p} ");
+    screen
+        .lines()
+        .find_map(|l| {
+            let at = l
+                .find(&start)
+                .filter(|&i| i == 0 || l[..i].ends_with("  "))?;
+            Some(l[at..].trim_end().replace("名 ", "名"))
+        })
+        .unwrap_or_else(|| panic!("no row for {p}\n{screen}"))
+}
+
+#[test]
+fn a_long_name_is_cut_to_the_room_there_is_and_the_score_stays_on_its_row() {
+    use oxo_protocol::TableState;
+    let named = |name: &str, away: bool| -> TableState {
+        let mut t = state("t1", "me");
+        t.scores.o = 3;
+        if let Some(bob) = t.players.o.as_mut() {
+            bob.name = name.into();
+            bob.connected = !away;
+            bob.grace_left_ms = away.then_some(19_000);
+        }
+        t
+    };
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &named("Bartholomew Longname-Xy", true));
+    o.resize(80, 24);
+    let (_, screen) = draw(&o, 80, 24);
+    let row = seat_row(&screen, 'O');
+    assert!(
+        row.contains('…') && row.ends_with("(away: 19 s to come back)  3"),
+        "one row, the name cut: {row:?}\n{screen}"
+    );
+    // 24 wide characters, 48 columns, in a 40×14 terminal.
+    table_msg(&mut o, &named(&"名".repeat(24), false));
+    o.resize(40, 14);
+    let (_, screen) = draw(&o, 40, 14);
+    let row = seat_row(&screen, 'O');
+    assert!(
+        row.contains("名…") && row.ends_with("  3"),
+        "one row, the name cut: {row:?}\n{screen}"
+    );
+    // Away too, in so little room: the short form, the name still begun.
+    table_msg(&mut o, &named(&"名".repeat(24), true));
+    let (_, screen) = draw(&o, 40, 14);
+    let row = seat_row(&screen, 'O');
+    assert!(row.contains("O 名…"), "{row:?}\n{screen}");
+    assert!(row.contains("(away 19"), "{row:?}\n{screen}");
+    assert!(
+        !screen.lines().any(|l| l.trim() == "O" || l.trim() == "3"),
+        "no mark or score alone on a row\n{screen}"
+    );
+}

@@ -147,7 +147,8 @@ fn both_players_show_at_the_smallest_size() {
     }
     table_msg(&mut o, &t);
     let (_, screen) = draw(&o, 32, 12);
-    assert!(screen.contains("O Bob (away: 45 s"), "{screen}");
+    // The row has no room for the long form: the short one, on one row.
+    assert!(screen.contains("O Bob (away 45 s)  0"), "{screen}");
     assert!(screen.contains("Your move"), "{screen}");
 }
 
