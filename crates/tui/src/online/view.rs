@@ -449,7 +449,9 @@ fn game(o: &Online, t: &TableState, area: Rect, lines: &mut Vec<(u8, Vec<Line<'s
     // being typed, which must show what is typed.
     lines.push((1, wrapped(&status(o, t, me))));
     lines.push((5, vec![Line::default()]));
-    if t.spectators > 0 {
+    // Nobody watches a closed table (its last state may count the
+    // watchers it had).
+    if t.spectators > 0 && t.status != TableStatus::Closed {
         lines.push((4, wrapped(&format!("{} watching", t.spectators))));
     }
     // The oldest chat line goes first.

@@ -1,6 +1,8 @@
-//! What is said when the other seat changes hands at a table of mine: a
-//! player taking the free seat, or leaving (which, mid-round, forfeits).
+//! What is said when the other seat changes hands at a table of mine, or
+//! a seat at a table I watch: a player taking the free seat, or leaving
+//! (which, mid-round, forfeits).
 
+use oxo_core::Player;
 use oxo_protocol::{TableState, TableStatus};
 
 use super::Online;
@@ -13,7 +15,14 @@ impl Online {
         if old.status != TableStatus::Waiting || new.status != TableStatus::InProgress {
             return None;
         }
-        let mine = self.seat_at(new)?;
+        let Some(mine) = self.seat_at(new) else {
+            // Watching: who took the free seat.
+            let came = Player::ALL
+                .into_iter()
+                .find(|&p| old.players[p].is_none())
+                .and_then(|p| new.players[p].as_ref())?;
+            return Some(format!("{} joined: the round starts", came.name));
+        };
         if self.seat_at(old).is_none() {
             return Some("You joined: the round starts".to_owned());
         }
@@ -25,7 +34,9 @@ impl Online {
     /// and `new`: who, and that I win when a round was in play (leaving
     /// forfeits it, and the state says so).
     pub(super) fn departure(&self, old: &TableState, new: &TableState) -> Option<String> {
-        let mine = self.seat_at(new)?;
+        let Some(mine) = self.seat_at(new) else {
+            return watched_departure(old, new);
+        };
         if new.players[!mine].is_some() {
             return None;
         }
@@ -38,4 +49,30 @@ impl Online {
             format!("{name} left the table")
         })
     }
+}
+
+/// What a watcher is told when players left the table between `old` and
+/// `new`: who, and what it means (the other player wins a round in play;
+/// the table closes when nobody is left).
+fn watched_departure(old: &TableState, new: &TableState) -> Option<String> {
+    let gone: Vec<Player> = Player::ALL
+        .into_iter()
+        .filter(|&p| old.players[p].is_some() && new.players[p].is_none())
+        .collect();
+    let name = |p: Player| old.players[p].as_ref().map_or("?", |i| i.name.as_str());
+    let who = match gone.as_slice() {
+        [] => return None,
+        [one] => name(*one).to_owned(),
+        _ => format!("{} and {}", name(Player::X), name(Player::O)),
+    };
+    if new.status == TableStatus::Closed {
+        return Some(format!("{who} left: the table is closed"));
+    }
+    let winner = new.outcome.and_then(|o| o.winner());
+    Some(match (old.status, winner, gone.as_slice()) {
+        (TableStatus::InProgress, Some(w), [one]) if w != *one => {
+            format!("{who} left the table: {} wins", name(w))
+        }
+        _ => format!("{who} left the table"),
+    })
 }

@@ -52,3 +52,43 @@ fn the_help_at_a_closed_table_lists_only_going_back_and_quitting() {
         assert!(!screen.contains(gone), "{gone}\n{screen}");
     }
 }
+
+#[test]
+fn a_spectator_is_told_who_left_and_a_closed_table_has_nobody_watching() {
+    use oxo_core::{Outcome, Player, WinReason};
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    // Watching Ann (X) and Bob (O) mid-round, with one other watcher.
+    let mut t = state("t1", "ann");
+    t.players.x.as_mut().expect("Ann").name = "Ann".into();
+    t.spectators = 2;
+    table_msg(&mut o, &t);
+    // Bob leaves: he forfeits, Ann wins.
+    t.status = TableStatus::Waiting;
+    t.players.o = None;
+    t.turn = None;
+    t.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Forfeit,
+    });
+    table_msg(&mut o, &t);
+    assert_eq!(o.message, "Bob left the table: Ann wins");
+    // Carol takes the free seat: the next round starts.
+    let mut next = state("t1", "ann");
+    next.players.x.as_mut().expect("Ann").name = "Ann".into();
+    next.players.o.as_mut().expect("a seat").name = "Carol".into();
+    next.round = 2;
+    table_msg(&mut o, &next);
+    assert_eq!(o.message, "Carol joined: the round starts");
+    // Both leave one after the other; the table closes.
+    let mut closed = next.clone();
+    closed.status = TableStatus::Closed;
+    closed.players.x = None;
+    closed.players.o = None;
+    closed.turn = None;
+    closed.spectators = 1;
+    table_msg(&mut o, &closed);
+    assert_eq!(o.message, "Ann and Carol left: the table is closed");
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(!screen.contains("watching"), "{screen}");
+}
