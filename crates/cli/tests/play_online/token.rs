@@ -57,3 +57,52 @@ async fn without_a_writable_config_a_dropped_connection_comes_back_as_the_same_p
     tmux.send(&["q"]);
     common::stop(server).await;
 }
+
+/// Starts `oxo play` in tmux with the config directory `cfg` (as `test`);
+/// `None` when tmux is not there.
+fn play_with_config(test: &str, cfg: &std::path::Path, url: &str) -> Option<Tmux> {
+    let play = format!(
+        "env OXO_CONFIG_DIR={} '{OXO}' play --server {url}; true",
+        cfg.display()
+    );
+    Tmux::start_command(test, 100, 24, &["sh", "-c", &play])
+}
+
+#[tokio::test]
+async fn a_saved_session_the_server_does_not_know_or_an_unreadable_file_is_said() {
+    let dir = common::TempDir::new("online_token_unknown");
+    let (server, addr) = serve_with(&dir.join("oxo.db"), "127.0.0.1:0", &[]).await;
+    let url = format!("http://{addr}");
+    let cfg = dir.join("cfg");
+    std::fs::create_dir_all(&cfg).expect("a config dir");
+    // A token this server never gave.
+    let unknown = format!("{{\"{url}\": \"{}\"}}", "ab".repeat(16));
+    std::fs::write(cfg.join("tokens.json"), &unknown).expect("a tokens file");
+    let Some(tmux) = play_with_config("online_token_unknown", &cfg, &url) else {
+        return;
+    };
+    let screen = tmux.wait_for("the lobby", |s| s.contains("Open tables"));
+    assert!(
+        screen.contains("Your saved session was not recognised: playing as"),
+        "{screen}"
+    );
+    assert!(screen.contains("a new player"), "{screen}");
+    tmux.send(&["q"]);
+    drop(tmux);
+
+    // A tokens file that is not one: said, and kept aside.
+    std::fs::write(cfg.join("tokens.json"), b"{ cut short").expect("a tokens file");
+    let Some(tmux) = play_with_config("online_token_unreadable", &cfg, &url) else {
+        return;
+    };
+    let screen = tmux.wait_for("the lobby", |s| s.contains("Open tables"));
+    assert!(
+        screen.contains("Your saved tokens file could not be read (not a tokens file)"),
+        "{screen}"
+    );
+    assert!(screen.contains("tokens.json.bak"), "{screen}");
+    let kept = std::fs::read_to_string(cfg.join("tokens.json.bak")).unwrap_or_default();
+    assert_eq!(kept, "{ cut short", "the old file kept whole");
+    tmux.send(&["q"]);
+    common::stop(server).await;
+}

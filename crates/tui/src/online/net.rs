@@ -233,9 +233,10 @@ async fn paused(asks: &mut mpsc::UnboundedReceiver<Ask>, showing: &mut Option<Ta
 
 /// Connects and says hello with `token`, this run's player's, or else the
 /// saved one (a token the server no longer knows is dropped, and the
-/// player starts afresh) and the name given, or for a new player the
-/// remembered one (`names`). The welcome's token is kept in `token` and
-/// saved; a token that cannot be saved is said after the welcome.
+/// player starts afresh, told so) and the name given, or for a new player
+/// the remembered one (`names`). The welcome's token is kept in `token`
+/// and saved; a token that cannot be saved, or a tokens file that could
+/// not be read (kept aside, not written over), is said after the welcome.
 async fn connect(
     address: &Address,
     name: Option<&str>,
@@ -245,30 +246,58 @@ async fn connect(
     // A server that stops answering (stopped, or the network gone) is
     // noticed by its silence, as a dropped connection.
     let mut conn = Connection::connect_watched(address).await?;
-    let saved = token.clone().or_else(|| tokens::load(address));
+    let (saved, unreadable) = match token.clone() {
+        Some(t) => (Some(t), None),
+        None => match tokens::load(address) {
+            Ok(t) => (t, None),
+            Err(why) => (None, Some(why)),
+        },
+    };
     // A new player without --name goes by a friendly name, not `Player`.
     let named = |new_player| names::for_hello(name, new_player, tokens::config_dir().as_deref());
+    let mut forgotten = false;
     let welcome = match conn
         .hello(saved.as_deref(), named(saved.is_none()).as_deref())
         .await
     {
         Ok(w) => w,
         Err(e) if saved.is_some() && starts_afresh(&e) => {
+            forgotten = true;
             conn.hello(None, named(true).as_deref()).await?
         }
         Err(e) => return Err(e),
     };
     let saved = tokens::save(address, &welcome.token);
     *token = Some(welcome.token);
+    let mut said = Vec::new();
+    if forgotten {
+        said.push(format!(
+            "Your saved session was not recognised: playing as {}, a new player",
+            welcome.name
+        ));
+    }
+    if let Some(why) = unreadable {
+        let kept = match &saved {
+            Ok(Some(bak)) => format!(": kept as {}", bak.display()),
+            _ => String::new(),
+        };
+        said.push(format!(
+            "Your saved tokens file could not be read ({why}){kept}; playing as {}, a new player",
+            welcome.name
+        ));
+    }
+    if let Err(e) = saved {
+        said.push(format!(
+            "Could not save your token ({e}): the next oxo play starts as a new player"
+        ));
+    }
     let _ = news.send(News::Welcome {
         name: welcome.name,
         player_id: welcome.player_id,
         tables: welcome.tables,
     });
-    if let Err(e) = saved {
-        let _ = news.send(News::Refused(format!(
-            "Could not save your token ({e}): the next oxo play starts as a new player"
-        )));
+    if !said.is_empty() {
+        let _ = news.send(News::Refused(said.join(". ")));
     }
     Ok(conn)
 }
