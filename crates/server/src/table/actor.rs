@@ -22,6 +22,7 @@ use crate::error::{ClientError, ServerError};
 use crate::handle::{TableCmd, TableRequest};
 use crate::ids::{new_game_id, seed};
 use crate::live::LiveStatus;
+use presence::Presence;
 
 /// How long a change in the number of spectators may wait to be
 /// broadcast: watching and leaving cost the requester, not the table.
@@ -82,9 +83,9 @@ pub(super) struct Table {
     /// The lease epoch this node holds the table under: every commit is
     /// fenced on it (see [`Write::Fence`]).
     pub(super) epoch: i64,
-    /// A seated player came or went since the table was last stored (see
-    /// [`Table::store_presence`]).
-    pub(super) presence_unsaved: bool,
+    /// Whether the stored row is behind the seats' presence (see
+    /// [`presence`]).
+    presence: Presence,
     /// The latest chat messages, for `chat_history`.
     pub(super) chat_log: ChatLog,
 }
@@ -114,7 +115,7 @@ impl Table {
             retry_at: None,
             replying_to: None,
             epoch: 1,
-            presence_unsaved: false,
+            presence: Presence::default(),
             chat_log: ChatLog::default(),
         }
     }
@@ -198,6 +199,9 @@ impl Table {
                 break;
             }
         }
+        // A change of presence still paced is stored before the table
+        // stops (see [`presence`]).
+        self.store_presence_now().await;
         self.drain(rx).await;
     }
 
@@ -218,7 +222,11 @@ impl Table {
             .rules
             .next_deadline()
             .map(|t| self.retry_at.map_or(t, |r| t.max(r)));
-        timers.into_iter().chain(self.spectators_due).min()
+        timers
+            .into_iter()
+            .chain(self.spectators_due)
+            .chain(self.presence.due())
+            .min()
     }
 
     /// Handles `cmd`, then stores what it changed of the seats' presence.
@@ -254,6 +262,7 @@ impl Table {
         if self.spectators_due.is_some_and(|t| t <= Instant::now()) {
             self.broadcast();
         }
+        self.store_presence().await;
     }
 
     /// Runs the timer `due`; whether its change was stored.
@@ -409,7 +418,7 @@ impl Table {
         }
         if plan.stored {
             // The row stored holds the seats' presence too.
-            self.presence_unsaved = false;
+            self.presence.saved();
         }
         let notify = plan.notify;
         let (events, reply) = self.rules.adopt(plan);
@@ -496,5 +505,6 @@ pub(super) async fn refuse_queued(
 
 mod chat;
 mod people;
+mod presence;
 mod requests;
 mod storage;

@@ -118,3 +118,40 @@ async fn the_opponent_leaving_a_finished_round_one_stepped_away_from_closes_the_
         .await;
     server.stop().await;
 }
+
+/// Stepping away and coming back are stored (an away player's grace must
+/// outlive a restart), but not once per toggle: a client looping on
+/// `step_away` and `sync` would otherwise make the server write to its
+/// database as fast as it may send. The last change is stored all the
+/// same, a moment later.
+#[tokio::test]
+async fn stepping_away_and_back_in_a_loop_writes_a_bounded_number_of_rows() {
+    let server = Server::start().await;
+    let (mut x, mut o, table) = pair(&server, json!({})).await;
+    x.play(&table, "a1").await;
+    o.table_until(|t| t.move_number == 1).await;
+    let writes = || async { server.metric("oxo_db_writes_total").await.unwrap_or(0) };
+    let before = writes().await;
+    for _ in 0..30 {
+        o.ok(json!({"type":"step_away","table_id":table})).await;
+        o.ok(json!({"type":"sync","table_id":table})).await;
+    }
+    o.ok(json!({"type":"step_away","table_id":table})).await;
+    let during = writes().await - before;
+    assert!(
+        during < 10,
+        "61 changes of presence wrote {during} rows at once"
+    );
+    // The player is away as the last request left them, and that is
+    // stored once the pace allows.
+    let stored = tokio::time::timeout(Duration::from_secs(5), async {
+        while writes().await == before + during {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(stored.is_ok(), "the last step away was never stored");
+    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    server.stop().await;
+}

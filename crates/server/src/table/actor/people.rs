@@ -50,18 +50,33 @@ impl Table {
             debug_assert!(plan.events().is_empty() && !plan.stored);
             let _ = self.rules.adopt(plan);
             self.lobby_dirty = true;
-            self.presence_unsaved = true;
+            self.presence.changed();
         }
     }
 
-    /// Stores the table's row after a seated player came or went, so that
-    /// the end of an away player's grace period outlives this process: the
-    /// table resumes (after a restart, or on another node) with it where
-    /// it was. Nothing waits on it: a failure is logged, and the table's
-    /// next stored change writes the row again; a newer owner's lease
-    /// means the table moved (as for any commit).
+    /// Stores the table's row after a seated player came or went, so
+    /// that the end of an away player's grace period outlives this
+    /// process, if the pace allows (see [`super::presence`]).
     pub(super) async fn store_presence(&mut self) {
-        if !std::mem::take(&mut self.presence_unsaved) || self.is_closed() {
+        if self.presence.store(Instant::now(), true) {
+            self.write_presence().await;
+        }
+    }
+
+    /// Stores the table's row if a seated player came or went since it
+    /// was, whatever the pace: the table is stopping.
+    pub(super) async fn store_presence_now(&mut self) {
+        if self.presence.store(Instant::now(), false) {
+            self.write_presence().await;
+        }
+    }
+
+    /// Writes the table's row for its presence. Nothing waits on it: a
+    /// failure is logged, and the table's next stored change writes the
+    /// row again; a newer owner's lease means the table moved (as for any
+    /// commit).
+    async fn write_presence(&mut self) {
+        if self.is_closed() {
             return;
         }
         // Room for the fence `commit` puts first.
