@@ -31,6 +31,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::address_cap::{AddressCap, Full};
 use crate::forwarded::client_address;
+use crate::head;
 use crate::linger::Linger;
 use crate::metrics::Metrics;
 use crate::node::Node;
@@ -165,6 +166,9 @@ pub(crate) async fn serve(
                 http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(head_timeout)
+                    // Room for more fields than a request may have, so
+                    // that one over `head`'s limit is told why.
+                    .max_headers(head::FIELDS_READ)
                     .serve_connection(
                         TokioIo::new(Throttled::new(Linger::new(tcp), read_limit)),
                         service

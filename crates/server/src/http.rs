@@ -58,6 +58,10 @@ pub(crate) enum ApiError {
     NotFound(String),
     /// 405.
     MethodNotAllowed(String),
+    /// 414: the request target is too long.
+    UriTooLong(String),
+    /// 431: the request head is too large.
+    HeadTooLarge(String),
     /// 503.
     Unavailable(String),
     /// 500; the cause is logged, not sent.
@@ -79,6 +83,8 @@ impl IntoResponse for ApiError {
             ApiError::Forbidden(e) => (StatusCode::FORBIDDEN, e),
             ApiError::NotFound(e) => (StatusCode::NOT_FOUND, e),
             ApiError::MethodNotAllowed(e) => (StatusCode::METHOD_NOT_ALLOWED, e),
+            ApiError::UriTooLong(e) => (StatusCode::URI_TOO_LONG, e),
+            ApiError::HeadTooLarge(e) => (StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, e),
             ApiError::Unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, e),
             ApiError::Internal => (
                 StatusCode::INTERNAL_SERVER_ERROR,

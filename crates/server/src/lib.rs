@@ -59,6 +59,7 @@ mod error;
 mod explain;
 mod forwarded;
 mod handle;
+mod head;
 mod http;
 mod ids;
 mod linger;
@@ -115,6 +116,7 @@ pub fn app(state: AppState) -> Router {
         .route("/games/{game_id}/", get(assets::without_slash))
         .method_not_allowed_fallback(http::method_not_allowed)
         .fallback(assets::asset)
+        .layer(axum::middleware::from_fn(head::limits))
         .layer(axum::middleware::map_response(assets::security_headers))
         .layer(TraceLayer::new_for_http())
         .with_state(state)

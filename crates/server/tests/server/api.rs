@@ -385,5 +385,60 @@ async fn a_request_with_more_than_100_header_fields_gets_431() {
     assert_eq!(at_most.status, 200);
     let over = server.request("GET", "/api/tables", &fields).await;
     assert_eq!(over.status, 431);
+    assert_refusal_says(&over, "101 header fields; at most 100 are accepted");
+    // Past what the HTTP layer reads at all, the status comes alone.
+    let names: Vec<String> = (0..400).map(|i| format!("X-Field-{i}")).collect();
+    let fields: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "1")).collect();
+    let unread = server.request("GET", "/api/tables", &fields).await;
+    assert_eq!((unread.status, unread.body.len()), (431, 0));
+    server.stop().await;
+}
+
+/// An HTTP refusal's body: JSON whose `error` contains `says`, with the
+/// headers every response carries.
+fn assert_refusal_says(res: &crate::common::HttpResponse, says: &str) {
+    let body: serde_json::Value = serde_json::from_slice(&res.body)
+        .unwrap_or_else(|e| panic!("{e}: not JSON: {:?}\n{}", res.body, res.head));
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(error.contains(says), "{error:?} does not say {says:?}");
+    assert_eq!(res.header("content-type"), Some("application/json"));
+    assert_eq!(res.header("x-content-type-options"), Some("nosniff"));
+}
+
+/// A request target (path and query) over 8 KiB is refused with 414 and
+/// a JSON body saying what is accepted, on every route alike.
+#[tokio::test]
+async fn a_request_target_over_8_kib_gets_414_with_a_json_error() {
+    let server = Server::start().await;
+    for path in ["/api/analyze?position=", "/", "/ws?x=", "/nope/"] {
+        let at_most = format!("{path}{}", "a".repeat(8192 - path.len()));
+        let res = server.request("GET", &at_most, &[]).await;
+        assert_ne!(res.status, 414, "{path}: 8,192 bytes are taken");
+        let over = format!("{at_most}a");
+        let res = server.request("GET", &over, &[]).await;
+        assert_eq!(res.status, 414, "{path}");
+        assert_refusal_says(&res, "8193 bytes long; at most 8192 are accepted");
+    }
+    server.stop().await;
+}
+
+/// A request head of more than 64 KiB in all (a few huge headers, say) is
+/// refused with 431 and a JSON body saying what is accepted.
+#[tokio::test]
+async fn a_request_head_over_64_kib_gets_431_with_a_json_error() {
+    let server = Server::start().await;
+    let big = "b".repeat(4000);
+    let fields: Vec<(&str, &str)> = [
+        "X-A", "X-B", "X-C", "X-D", "X-E", "X-F", "X-G", "X-H", "X-I", "X-J", "X-K", "X-L", "X-M",
+        "X-N", "X-O", "X-P", "X-Q", "X-R",
+    ]
+    .iter()
+    .map(|n| (*n, big.as_str()))
+    .collect();
+    let res = server.request("GET", "/api/tables", &fields[..15]).await;
+    assert_eq!(res.status, 200, "60 KB of fields are taken");
+    let res = server.request("GET", "/api/tables", &fields).await;
+    assert_eq!(res.status, 431);
+    assert_refusal_says(&res, "at most 65536 are accepted");
     server.stop().await;
 }
