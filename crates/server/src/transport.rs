@@ -57,7 +57,7 @@ use crate::{close, origin};
 mod clock;
 mod handshake;
 use clock::{Clock, Fired};
-use handshake::not_a_handshake;
+use handshake::{bad_fields, not_a_handshake};
 
 /// Per-connection WebSocket buffers (see [`upgrade`]).
 const READ_BUFFER: usize = 128;
@@ -91,6 +91,9 @@ pub(crate) async fn upgrade(
         Ok(ws) => ws,
         Err(rejection) => return not_a_handshake(&rejection),
     };
+    if let Some(refused) = bad_fields(&headers) {
+        return refused;
+    }
     let shared = state.shared;
     if shared.shutdown.is_cancelled() {
         return ApiError::Unavailable("The server is shutting down".into()).into_response();

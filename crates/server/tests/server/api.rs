@@ -311,6 +311,19 @@ async fn a_request_to_ws_that_is_not_a_handshake_is_told_what_it_lacks() {
             format!("{upgrade}Sec-WebSocket-Version: 13\r\n"),
             "`Sec-WebSocket-Key` header missing",
         ),
+        // RFC 6455 4.2.1: one key, 16 bytes in base64; one version.
+        (
+            format!("{upgrade}Sec-WebSocket-Version: 13\r\n{key}{key}"),
+            "`Sec-WebSocket-Key` header sent more than once",
+        ),
+        (
+            format!("{upgrade}Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n"),
+            "`Sec-WebSocket-Key` header is not 16 bytes in base64",
+        ),
+        (
+            format!("{upgrade}Sec-WebSocket-Version: 13\r\nSec-WebSocket-Version: 8\r\n{key}"),
+            "`Sec-WebSocket-Version` header sent more than once",
+        ),
     ];
     for (headers, what) in cases {
         let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
