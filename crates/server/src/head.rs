@@ -1,5 +1,6 @@
-//! Limits on a request head, refused with a JSON error like every other
-//! refusal of the HTTP API, before any route sees the request.
+//! Limits on a request head, and its one `Host`, refused with a JSON
+//! error like every other refusal of the HTTP API, before any route sees
+//! the request.
 //!
 //! hyper refuses a head it will not read (a request target of 64 KiB, more
 //! header fields than it has room for, a head that overflows its read
@@ -13,7 +14,8 @@
 //! the bare status (as does one hyper cannot parse at all: `400`).
 
 use axum::extract::Request;
-use axum::http::Uri;
+use axum::http::header::HOST;
+use axum::http::{Uri, Version};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -33,8 +35,10 @@ pub(crate) const MAX_HEAD: usize = 64 * 1024;
 /// request over ours reaches this layer and is told why.
 pub(crate) const FIELDS_READ: usize = 4 * MAX_FIELDS;
 
-/// Refuses a request whose head is over the limits (`414`, `431`); passes
-/// the others on.
+/// Refuses a request whose head is over the limits (`414`, `431`), or an
+/// HTTP/1.1 one that does not name one host (`400`, as RFC 9112 3.2
+/// asks: two hosts are how a request is read one way by a proxy and
+/// another by us); passes the others on.
 pub(crate) async fn limits(req: Request, next: Next) -> Response {
     match check(&req) {
         Ok(()) => next.run(req).await,
@@ -68,6 +72,12 @@ fn check(req: &Request) -> Result<(), ApiError> {
     if head > MAX_HEAD {
         return Err(ApiError::HeadTooLarge(format!(
             "the request head is about {head} bytes; at most {MAX_HEAD} are accepted"
+        )));
+    }
+    let hosts = req.headers().get_all(HOST).iter().count();
+    if req.version() == Version::HTTP_11 && hosts != 1 {
+        return Err(ApiError::BadRequest(format!(
+            "an HTTP/1.1 request needs exactly one Host header; this one has {hosts}"
         )));
     }
     Ok(())

@@ -455,3 +455,39 @@ async fn a_request_head_over_64_kib_gets_431_with_a_json_error() {
     assert_refusal_says(&res, "at most 65536 are accepted");
     server.stop().await;
 }
+
+/// An HTTP/1.1 request must name one host (RFC 9112 3.2): one without
+/// `Host`, or with two, is refused with 400 and a JSON body, on every
+/// route; HTTP/1.0 needs none.
+#[tokio::test]
+async fn an_http_1_1_request_without_one_host_gets_400() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start().await;
+    let ask = |req: String| async move {
+        let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        tcp.write_all(req.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        tokio::time::timeout(crate::common::WAIT, tcp.read_to_end(&mut raw))
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        String::from_utf8_lossy(&raw).into_owned()
+    };
+    for path in ["/api/tables", "/healthz", "/", "/ws"] {
+        for hosts in ["", "Host: a\r\nHost: b\r\n"] {
+            let answer = ask(format!(
+                "GET {path} HTTP/1.1\r\n{hosts}Connection: close\r\n\r\n"
+            ))
+            .await;
+            assert!(
+                answer.starts_with("HTTP/1.1 400"),
+                "{path} {hosts:?}: {answer}"
+            );
+            assert!(answer.contains(r#"{"error":"#), "{answer}");
+            assert!(answer.contains("one Host header"), "{answer}");
+        }
+    }
+    let answer = ask("GET /healthz HTTP/1.0\r\n\r\n".into()).await;
+    assert!(answer.starts_with("HTTP/1.0 200"), "{answer}");
+    server.stop().await;
+}
