@@ -226,6 +226,7 @@ impl Table {
             .into_iter()
             .chain(self.spectators_due)
             .chain(self.presence.due())
+            .chain(self.presence.show_by())
             .min()
     }
 
@@ -259,7 +260,9 @@ impl Table {
                 break;
             }
         }
-        if self.spectators_due.is_some_and(|t| t <= Instant::now()) {
+        let now = Instant::now();
+        let due = [self.spectators_due, self.presence.show_by()];
+        if due.into_iter().flatten().any(|t| t <= now) {
             self.broadcast();
         }
         self.store_presence().await;

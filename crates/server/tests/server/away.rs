@@ -155,3 +155,41 @@ async fn stepping_away_and_back_in_a_loop_writes_a_bounded_number_of_rows() {
         .await;
     server.stop().await;
 }
+
+/// A player who comes and goes in a loop (here by reconnecting, then by
+/// stepping away and back) does not flood the others at the table with a
+/// state per toggle: that let one player get their opponent's connection
+/// closed as too slow. The others see the player's presence at once the
+/// first time, then at most once a second, and always as it ends up.
+#[tokio::test]
+async fn coming_and_going_in_a_loop_does_not_flood_the_others() {
+    let server = Server::start().await;
+    let (mut x, o, table) = pair(&server, json!({})).await;
+    x.play(&table, "a1").await;
+    let token = o.token.clone();
+    drop(o);
+    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    for _ in 0..15 {
+        let (mut again, _) = server.resume(&token).await;
+        // Its own state comes at once, whatever the pace.
+        again
+            .table_until(|t| t.players.o.as_ref().unwrap().connected)
+            .await;
+        again.ok(json!({"type":"step_away","table_id":table})).await;
+        again.ok(json!({"type":"sync","table_id":table})).await;
+    }
+    let (mut last, _) = server.resume(&token).await;
+    last.ok(json!({"type":"step_away","table_id":table})).await;
+    // What x heard meanwhile (the sync's own state aside).
+    let heard = x.ok(json!({"type":"sync","table_id":table})).await;
+    let states = heard.iter().filter(|e| e["type"] == "table").count() - 1;
+    assert!(
+        states < 10,
+        "60 comings and goings sent the opponent {states} states"
+    );
+    // The end of it is shown: o away.
+    x.table_until(|t| !t.players.o.as_ref().unwrap().connected)
+        .await;
+    server.stop().await;
+}

@@ -97,7 +97,7 @@ impl Table {
     /// the state now.
     pub(super) fn show_attached(&mut self, conn: &Conn, attached: Attached) {
         match attached {
-            Attached::Reconnected => self.broadcast(),
+            Attached::Reconnected => self.show_presence(Some(conn)),
             Attached::Member => {
                 self.spectators_changed();
                 self.send_state(conn);
@@ -128,7 +128,19 @@ impl Table {
         self.lobby_dirty = true;
         let player = PlayerId::from(Arc::clone(&conn.account.id));
         self.adopt_presence(Cmd::Absent { player: &player });
-        self.broadcast();
+        self.show_presence(None);
+    }
+
+    /// A seated player came (on `back`) or went: everyone sees it now, or
+    /// with the next state sent, as the pace allows (see
+    /// [`super::presence`]); the connection coming back gets its state
+    /// now either way.
+    pub(super) fn show_presence(&mut self, back: Option<&Conn>) {
+        if self.presence.show(Instant::now()) {
+            self.broadcast();
+        } else if let Some(conn) = back {
+            self.send_state(conn);
+        }
     }
 
     /// A spectator stops watching; `false` if `conn` was not at the table.
@@ -195,6 +207,7 @@ impl Table {
     pub(super) fn broadcast(&mut self) {
         self.live.set(self.rules.state().status());
         self.spectators_due = None;
+        self.presence.shown();
         if !self.members.is_empty() {
             let frame = encode(&ServerMsg::Table {
                 table: self.view().table_state(Instant::now()),

@@ -1,4 +1,4 @@
-//! Storing a seated player's coming and going, at a pace.
+//! Storing and showing a seated player's coming and going, at a pace.
 //!
 //! A table's row holds when each away player's grace period ends, so that
 //! it outlives this process (the table resumes, after a restart or on
@@ -12,6 +12,14 @@
 //! the table's; the writing is `Table::store_presence`). What a crash may lose is that last second of coming and
 //! going; a shutdown stores it first. A stored change of the table (a
 //! move, a join) writes the row with the presence in it anyway.
+//!
+//! Showing it is paced the same way: each change is a state sent to
+//! everyone at the table, and a player toggling in a loop would flood
+//! their opponent with them until the opponent's connection is closed as
+//! too slow. The others see the first change after a quiet spell at once,
+//! later ones together with the next state sent, a second after the last
+//! shown at the latest; the connection coming back gets its state at once
+//! all the same.
 
 use std::time::Duration;
 
@@ -28,6 +36,10 @@ pub(super) struct Presence {
     unsaved: bool,
     /// When presence alone was last stored.
     stored_at: Option<Instant>,
+    /// When a change was last shown to everyone at once.
+    shown_at: Option<Instant>,
+    /// A change not shown yet is to be shown by then.
+    show_by: Option<Instant>,
 }
 
 impl Presence {
@@ -65,12 +77,36 @@ impl Presence {
             self.unsaved
         };
         if store {
-            *self = Presence {
-                unsaved: false,
-                stored_at: Some(now),
-            };
+            self.unsaved = false;
+            self.stored_at = Some(now);
         }
         store
+    }
+
+    /// A change of presence is to be shown at `now`: whether it may go to
+    /// everyone now (if so, it counts as shown from now); if not, it is
+    /// due a second after the last one shown.
+    pub(super) fn show(&mut self, now: Instant) -> bool {
+        match self.shown_at.map(|t| t + PRESENCE_EVERY) {
+            Some(next) if now < next => {
+                self.show_by = Some(next);
+                false
+            }
+            _ => {
+                self.shown_at = Some(now);
+                true
+            }
+        }
+    }
+
+    /// When a change not shown yet is due to be.
+    pub(super) fn show_by(&self) -> Option<Instant> {
+        self.show_by
+    }
+
+    /// The state went to everyone: every change is shown.
+    pub(super) fn shown(&mut self) {
+        self.show_by = None;
     }
 }
 
@@ -93,9 +129,23 @@ mod tests {
         assert_eq!(p.due(), Some(now + PRESENCE_EVERY));
         assert!(p.is_due(now + PRESENCE_EVERY));
         assert!(p.store(now, false), "a stop stores it whatever the pace");
+        assert!(!p.store(now, false), "nothing left to store");
         p.changed();
         p.saved();
         assert_eq!(p.due(), None, "a stored change of the table stored it");
         assert!(!p.is_due(now + PRESENCE_EVERY));
+    }
+
+    #[test]
+    fn the_first_change_is_shown_at_once_and_the_next_after_the_pace() {
+        let now = Instant::now();
+        let mut p = Presence::default();
+        assert!(p.show(now));
+        assert_eq!(p.show_by(), None);
+        assert!(!p.show(now + PRESENCE_EVERY / 2));
+        assert_eq!(p.show_by(), Some(now + PRESENCE_EVERY));
+        p.shown();
+        assert_eq!(p.show_by(), None, "a state sent showed it");
+        assert!(p.show(now + PRESENCE_EVERY));
     }
 }

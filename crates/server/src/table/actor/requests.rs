@@ -34,7 +34,7 @@ impl Table {
         if acts && !self.is_member(conn.id()) && self.rules.state().is_seated(&conn.account.id) {
             let attached = self.attach(conn.clone());
             if attached == super::Attached::Reconnected {
-                self.broadcast();
+                self.show_presence(Some(conn));
             }
         }
         match req {
