@@ -207,7 +207,7 @@ impl Table {
     pub(super) fn broadcast(&mut self) {
         self.live.set(self.rules.state().status());
         self.spectators_due = None;
-        self.presence.shown();
+        self.presence.shown(Instant::now());
         if !self.members.is_empty() {
             let frame = encode(&ServerMsg::Table {
                 table: self.view().table_state(Instant::now()),

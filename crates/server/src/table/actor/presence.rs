@@ -104,9 +104,12 @@ impl Presence {
         self.show_by
     }
 
-    /// The state went to everyone: every change is shown.
-    pub(super) fn shown(&mut self) {
-        self.show_by = None;
+    /// The state went to everyone at `now`: every change is shown (and
+    /// one that waited counts as shown from now).
+    pub(super) fn shown(&mut self, now: Instant) {
+        if self.show_by.take().is_some() {
+            self.shown_at = Some(now);
+        }
     }
 }
 
@@ -144,8 +147,13 @@ mod tests {
         assert_eq!(p.show_by(), None);
         assert!(!p.show(now + PRESENCE_EVERY / 2));
         assert_eq!(p.show_by(), Some(now + PRESENCE_EVERY));
-        p.shown();
+        p.shown(now + PRESENCE_EVERY);
         assert_eq!(p.show_by(), None, "a state sent showed it");
-        assert!(p.show(now + PRESENCE_EVERY));
+        assert!(
+            !p.show(now + PRESENCE_EVERY * 3 / 2),
+            "the one that waited counts as shown when it went"
+        );
+        p.shown(now + PRESENCE_EVERY * 2);
+        assert!(p.show(now + PRESENCE_EVERY * 3));
     }
 }
