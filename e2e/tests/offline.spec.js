@@ -70,6 +70,34 @@ test('the browser going offline shows at once, the board turns inert, and it com
   await play(page, await chooseMove(server, board, 'X', 'best'), 'X');
 });
 
+test('a move played as the network goes says it is on its way, not "Your turn", and lands once when back', async ({ page, context }) => {
+  const net = await silenceableSocket(page);
+  await startBotGame(page, { level: 'Impossible', side: 'X' });
+  await expect(status(page)).toHaveText('Your turn (X)');
+  // The server hears the move, but the network goes before its answer.
+  net.deafen();
+  await cell(page, 'b2').click();
+  await expect(status(page)).toHaveText('Sending your move (b2)…');
+  await context.setOffline(true);
+  await expect(page.locator('#conn')).toBeVisible({ timeout: 3_000 });
+  // Offline with the move unanswered: the page says what became of it, and
+  // not that it is still the player's turn.
+  await expect(cell(page, 'b2')).toHaveAttribute('data-pending', 'X');
+  await expect(status(page)).toHaveText('Sending your move (b2)…');
+  await expect(substatus(page)).toHaveText('Offline — your move goes again once you are back online.');
+  await expect(page).not.toHaveTitle(/Your turn/);
+
+  net.restore();
+  await context.setOffline(false);
+  await expect(page.locator('#conn')).toBeHidden({ timeout: 15_000 });
+  // Played once: X at b2, the computer's answer, and the move list says so.
+  await expect(page.locator('#moves li.move')).toHaveCount(2, { timeout: 10_000 });
+  await expect(cell(page, 'b2')).toHaveAttribute('data-mark', 'X');
+  expect((await boardOf(page)).replace(/\./g, '')).toBe('XO');
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await expect(substatus(page)).not.toContainText('Offline');
+});
+
 test('a connection that stops answering is noticed by the ping', async ({ page }) => {
   test.setTimeout(90_000);
   const net = await silenceableSocket(page);

@@ -211,13 +211,16 @@ export function mountGame(main, { tableId, watch }) {
     const left = departure && table?.status === 'waiting' ? departureText(v, departure) : null;
     const [told, described] = left ? [left.line, left.sub] : describe(v);
     // A move on its way: the status says so until the server's answer
-    // (the cell shows it dimmed meanwhile).
+    // (the cell shows it dimmed meanwhile), offline too: it is no longer
+    // the player's turn to play, whatever became of it.
     const sending = table ? sender.pending(table) : null;
-    const line = sending && !sender.checking() ? `Sending your move (${sending.cell})…` : told;
+    const line = sending ? `Sending your move (${sending.cell})…` : told;
     const offline = conn.status !== 'online' && table?.status === 'in_progress' && mySeats(table).length > 0;
-    const sub = sender.checking()
-      ? 'No answer from the server — checking…'
-      : offline ? 'Offline: reconnecting… Moves can be played again once back online.' : described;
+    let sub = described;
+    if (sender.unanswered()) sub = 'No answer from the server — checking…';
+    // Still waiting for its answer: the connection sends it again once up.
+    else if (offline && sending) sub = 'Offline — your move goes again once you are back online.';
+    else if (offline) sub = 'Offline: reconnecting… Moves can be played again once back online.';
     statusEl.textContent = line;
     renderSub(sub, v);
     const your = table && table.status === 'in_progress' && myTurn() && !sending;

@@ -14,8 +14,8 @@
 //
 // It draws nothing and decides nothing about turns: the page sends only
 // when a move may be played, asks whether one is on its way (`busy`,
-// `pending`) or still unanswered (`checking`), and is told through
-// `onChange` when that may have changed.
+// `pending`) or its answer given up on (`unanswered`), and is told
+// through `onChange` when that may have changed.
 
 import { conn } from './net.js';
 import { announce, toast } from './dom.js';
@@ -27,7 +27,7 @@ import { announce, toast } from './dom.js';
 
 /**
  * Sends moves with `request`; `onChange()` redraws what depends on
- * `checking()`.
+ * `pending()` and `unanswered()`.
  * @param {{ request: (msg: TableMsg) => Promise<unknown>, onChange: () => void }} options
  */
 export function moveSender({ request, onChange }) {
@@ -113,10 +113,14 @@ export function moveSender({ request, onChange }) {
     return { cell: inflight.cell, mark: inflight.mark };
   }
 
-  /** Whether a move sent has no answer yet that the page can trust. */
-  function checking() {
-    return Boolean(inflight && (inflight.checking || conn.status !== 'online'));
+  /**
+   * Whether the answer to the move sent was given up on (no answer in
+   * time): the next state tells whether it landed, and it is not sent
+   * again.
+   */
+  function unanswered() {
+    return Boolean(inflight?.checking);
   }
 
-  return { send, settle, busy, pending, checking };
+  return { send, settle, busy, pending, unanswered };
 }
