@@ -79,3 +79,59 @@ test('a keyboard-only game against the computer', async ({ page, server }) => {
   await expect(page.locator('.table-meta')).toContainText('Round 2');
   await expect(page.locator('.board .cell:focus')).toHaveCount(1);
 });
+
+/** Presses Tab until `locator` has the focus (at most 40 times). */
+async function tabTo(page, locator) {
+  for (let i = 0; i < 40; i += 1) {
+    if (await locator.evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  await expect(locator).toBeFocused();
+}
+
+test('a keyboard-only game with a friend: create, copy the link, play, chat, rematch, leave', async ({ page, player }) => {
+  await page.goto('/');
+  await tabTo(page, page.getByRole('button', { name: 'Create a table' }));
+  await page.keyboard.press('Enter');
+  await expect(status(page)).toHaveText('Waiting for an opponent…');
+  const copy = page.getByRole('button', { name: 'Copy' });
+  await tabTo(page, copy);
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#share button')).toHaveText('Copied!');
+
+  // The friend comes: the link box goes, and the focus goes to the board
+  // rather than to nowhere (the page), where a screen reader loses its place.
+  const bob = await player('Bob');
+  await bob.goto(page.url());
+  await expect(status(page)).toHaveText('Your turn (X)');
+  await expect(page.locator('#share')).toBeHidden();
+  await expect(cell(page, 'b2')).toBeFocused();
+
+  // Play with the keys: Enter on the focused cell, then the digits.
+  await page.keyboard.press('Enter');
+  await expect(cell(page, 'b2')).toHaveAttribute('data-mark', 'X');
+  for (const [p, sq, mark, key] of [[bob, 'a1', 'O', null], [page, 'c1', 'X', '3'], [bob, 'a3', 'O', null], [page, 'a2', 'X', '4'], [bob, 'c2', 'O', null], [page, 'b1', 'X', '2'], [bob, 'b3', 'O', null], [page, 'c3', 'X', '9']]) {
+    await expect(cell(p, sq)).toHaveAttribute('aria-disabled', 'false');
+    if (key) await page.keyboard.press(key);
+    else await cell(p, sq).click();
+    await expect(cell(page, sq)).toHaveAttribute('data-mark', mark);
+  }
+  await expect(status(page)).toHaveText('Draw');
+
+  // Chat, then a rematch, then leave: all from the keyboard.
+  const box = page.getByRole('textbox', { name: 'Chat message' });
+  await tabTo(page, box);
+  await page.keyboard.type('good game');
+  await page.keyboard.press('Enter');
+  await expect(bob.locator('#chatlog')).toContainText('good game');
+  await tabTo(page, page.getByRole('button', { name: 'Rematch' }));
+  await page.keyboard.press('Enter');
+  await bob.getByRole('button', { name: 'Rematch' }).click();
+  await expect(page.locator('.game-head')).toContainText('Round 2');
+  await expect(page.locator('.board .cell[tabindex="0"]')).toBeFocused();
+  const leave = page.getByRole('button', { name: 'Leave' });
+  await tabTo(page, leave);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/$/);
+});

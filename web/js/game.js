@@ -328,9 +328,10 @@ export function mountGame(main, { tableId, watch }) {
     moves.render(t, v, departure);
     controls.render(t, v);
     // A control that hides while it has the focus (Rematch, once the next
-    // round starts) would drop keyboard users at the top of the page: the
-    // focus goes to the board instead.
-    if (focused instanceof HTMLButtonElement && controls.buttons.includes(focused) && focused.hidden) board.focus();
+    // round starts; the link's Copy, once the friend came) would drop
+    // keyboard users on the page itself, where a screen reader loses its
+    // place: the focus goes to the board instead.
+    if (focused instanceof HTMLElement && main.contains(focused) && focused.closest('[hidden]')) board.focus();
     // Pass and play is one screen: a chat there has nobody to talk to.
     chat.el.hidden = v.isPass();
     document.body.classList.toggle('is-spectator', v.seats.length === 0);
