@@ -85,7 +85,8 @@ impl Postgres {
     /// Connects to `url` as node `node` (below [`NODES`]) whose leases last
     /// `lease_ttl`, and applies the migrations the database lacks.
     ///
-    /// Blocks (on a thread of its own) until the database answers.
+    /// Blocks (on a thread of its own) until the database answers, waiting
+    /// up to a minute for one that is down (see [`connect_when_up`]).
     ///
     /// # Errors
     ///
@@ -344,9 +345,62 @@ impl Store for Postgres {
     }
 }
 
+/// How long a node starting waits for a database that does not answer
+/// (restarting, or not up yet after a reboot) before it gives up.
+const START_WAIT: Duration = Duration::from_secs(60);
+
+/// Connects to `config`, trying again for up to [`START_WAIT`] while the
+/// database cannot be reached or says it is starting or stopping; any
+/// other refusal (a wrong password, no such database) fails at once.
+async fn connect_when_up(
+    config: &tokio_postgres::Config,
+) -> Result<
+    (
+        tokio_postgres::Client,
+        tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>,
+    ),
+    ServerError,
+> {
+    let deadline = Instant::now() + START_WAIT;
+    let mut pause = Duration::from_millis(100);
+    loop {
+        match config.connect(NoTls).await {
+            Ok(connected) => return Ok(connected),
+            Err(e) if not_up_yet(&e) && Instant::now() + pause < deadline => {
+                tracing::warn!(
+                    error = %error::message(&e),
+                    "waiting for the database (for {} s at most)",
+                    START_WAIT.as_secs()
+                );
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+            Err(e) => return Err(db(e)),
+        }
+    }
+}
+
+/// Whether `e` is a database that is not there right now (no answer, a
+/// connection closed, or a server starting up or shutting down), rather
+/// than one that refused us.
+fn not_up_yet(e: &tokio_postgres::Error) -> bool {
+    use tokio_postgres::error::SqlState;
+    match e.code() {
+        None => true,
+        Some(code) => [
+            SqlState::CANNOT_CONNECT_NOW,
+            SqlState::ADMIN_SHUTDOWN,
+            SqlState::CRASH_SHUTDOWN,
+            SqlState::TOO_MANY_CONNECTIONS,
+        ]
+        .contains(code),
+    }
+}
+
 /// Runs `job` with a fresh connection on a runtime of its own, on a thread
 /// of its own: for the synchronous start-up calls, which may be made from
-/// inside the server's runtime (where blocking on it would panic).
+/// inside the server's runtime (where blocking on it would panic). A
+/// database that does not answer yet is waited for ([`connect_when_up`]).
 fn on_own_runtime<T, F, Fut>(config: &tokio_postgres::Config, job: F) -> Result<T, ServerError>
 where
     T: Send,
@@ -359,7 +413,7 @@ where
                 .enable_all()
                 .build()?;
             runtime.block_on(async {
-                let (client, connection) = config.connect(NoTls).await.map_err(db)?;
+                let (client, connection) = connect_when_up(config).await?;
                 let driver = tokio::spawn(connection);
                 let out = job(client).await;
                 driver.abort();
