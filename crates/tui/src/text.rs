@@ -3,6 +3,10 @@
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+/// The fewest columns a cut name keeps (a wide letter and `…`): past
+/// that, a row wraps instead.
+pub(crate) const NAME_MIN: usize = 3;
+
 /// The columns `text` takes on a terminal.
 pub(crate) fn width(text: &str) -> usize {
     text.width()

@@ -1,22 +1,27 @@
 //! The table screen's status line: whose turn it is and the clock, or
 //! the result of the round and, for its players, the rematch key (or,
 //! once asked, whom the rematch waits for).
+//!
+//! The names in it are cut (with `…`) so that the line takes no more rows
+//! than it would with the shortest names: a long name, or a wide one (24
+//! CJK letters take 48 columns), never pushes the other lines out.
 
 use oxo_core::{Outcome, Player, WinReason};
 use oxo_protocol::{TableState, TableStatus};
 
 use super::state::Online;
+use crate::text::{self, truncate, wrap_whole};
 
 /// How a finished round's result ends for me at seat `me` of `t`: with
 /// the rematch key, or once I asked, whom it waits for; with nothing for
 /// a watcher.
-fn rematch(t: &TableState, me: Option<Player>) -> String {
+fn rematch(t: &TableState, me: Option<Player>, name: impl Fn(Player) -> String) -> String {
     let Some(me) = me else {
         return String::new();
     };
     let asked = t.players[me].as_ref().is_some_and(|i| i.wants_rematch);
     match t.players[!me].as_ref() {
-        Some(other) if asked => format!(" · Rematch asked — waiting for {}", other.name),
+        Some(_) if asked => format!(" · Rematch asked — waiting for {}", name(!me)),
         _ => " · r asks for a rematch".to_owned(),
     }
 }
@@ -62,22 +67,39 @@ fn won(
     }
 }
 
-/// The table's state in a line: whose turn it is (with the time left),
-/// or the result, for me at seat `me` (a watcher when `None`).
-pub(super) fn status(o: &Online, t: &TableState, me: Option<Player>) -> String {
+/// The table's state in a line for `width` columns: whose turn it is
+/// (with the time left), or the result, for me at seat `me` (a watcher
+/// when `None`). Its names are cut so that it takes as few rows as it can.
+pub(super) fn status(o: &Online, t: &TableState, me: Option<Player>, width: usize) -> String {
+    let rows = |line: &str| wrap_whole(line, width).len();
+    let fewest = rows(&said(o, t, me, text::NAME_MIN));
+    let longest = Player::ALL
+        .into_iter()
+        .filter_map(|p| t.players[p].as_ref())
+        .map(|i| text::width(&i.name))
+        .max()
+        .unwrap_or(0);
+    (text::NAME_MIN..=longest.max(text::NAME_MIN))
+        .rev()
+        .map(|room| said(o, t, me, room))
+        .find(|line| rows(line) <= fewest)
+        .unwrap_or_else(|| said(o, t, me, text::NAME_MIN))
+}
+
+/// The status line with each name cut to at most `room` columns.
+fn said(o: &Online, t: &TableState, me: Option<Player>, room: usize) -> String {
     let name = |p: Player| {
         t.players[p]
             .as_ref()
-            .map_or("?", |i| i.name.as_str())
-            .to_owned()
+            .map_or_else(|| "?".to_owned(), |i| truncate(&i.name, room))
     };
     match (t.status, t.outcome) {
         (TableStatus::Waiting, _) => "Waiting for an opponent to join…".to_owned(),
         (TableStatus::Closed, _) => "The table is closed".to_owned(),
         // Only players are offered a rematch: a watcher's `r` is refused.
-        (_, Some(Outcome::Draw)) => format!("Draw!{}", rematch(t, me)),
+        (_, Some(Outcome::Draw)) => format!("Draw!{}", rematch(t, me, name)),
         (_, Some(Outcome::Win { winner, reason })) => {
-            format!("{}{}", won(winner, reason, me, name), rematch(t, me))
+            format!("{}{}", won(winner, reason, me, name), rematch(t, me, name))
         }
         (_, None) => {
             let Some(turn) = t.turn else {

@@ -333,16 +333,13 @@ fn info_rows(o: &Online, width: u16) -> u16 {
         let rows: usize = Player::ALL
             .into_iter()
             .map(|p| player_line(o, t, p, width))
-            .chain([status(o, t, me)])
+            .chain([status(o, t, me, width)])
             .map(|line| wrap_whole(&line, width).len())
             .sum();
         u16::try_from(rows).unwrap_or(u16::MAX)
     })
 }
 
-/// The fewest columns a cut name keeps (a wide letter and `…`): past
-/// that, the row wraps instead.
-const NAME_MIN: usize = 3;
 /// With fewer columns than this left for the name, "away" takes its short
 /// form ("(away 19 s)").
 const NAME_ROOMY: usize = 8;
@@ -366,7 +363,7 @@ fn player_line(o: &Online, t: &TableState, p: Player, width: usize) -> String {
     }
     let room = width
         .saturating_sub(fixed + text::width(&info.rest))
-        .max(NAME_MIN);
+        .max(text::NAME_MIN);
     format!("{p} {}{}  {wins}", truncate(&info.name, room), info.rest)
 }
 
@@ -447,7 +444,7 @@ fn game(o: &Online, t: &TableState, area: Rect, lines: &mut Vec<(u8, Vec<Line<'s
     lines.push((3, rows));
     // Whose turn, the clock, the result: last to go but for a chat line
     // being typed, which must show what is typed.
-    lines.push((1, wrapped(&status(o, t, me))));
+    lines.push((1, wrapped(&status(o, t, me, width))));
     lines.push((5, vec![Line::default()]));
     // Nobody watches a closed table (its last state may count the
     // watchers it had).

@@ -156,7 +156,7 @@ fn a_result_says_how_the_round_was_won_in_the_browsers_words() {
     welcome(&mut o);
     let mut table = state("t1", "me");
     x_won_the_top_row(&mut table);
-    let said = |o: &super::Online, t: &TableState| status(o, t, o.seat_at(t));
+    let said = |o: &super::Online, t: &TableState| status(o, t, o.seat_at(t), 200);
     table_msg(&mut o, &table);
     assert_eq!(
         said(&o, &table),

@@ -205,3 +205,68 @@ fn after_a_reconnect_at_a_table_the_opponent_shows_at_the_smallest_size() {
         assert!(screen.contains("Your move"), "{width}x{height}\n{screen}");
     }
 }
+
+/// The status row at `width` x `height` of `o`'s screen that holds `words`.
+fn row_with(o: &super::Online, width: u16, height: u16, words: &str) -> Option<String> {
+    let (_, screen) = draw(o, width, height);
+    screen
+        .lines()
+        .find(|row| row.contains(words))
+        .map(str::to_owned)
+}
+
+#[test]
+fn a_long_wide_name_in_the_status_is_cut_to_keep_it_on_its_row() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let long = "太".repeat(24);
+    let mut t = state("t1", "me");
+    if let Some(bob) = t.players.o.as_mut() {
+        bob.name.clone_from(&long);
+    }
+    t.turn = Some(Player::O);
+    table_msg(&mut o, &t);
+    for (width, height) in [(40, 14), (32, 12), (80, 24)] {
+        let row = row_with(&o, width, height, "(O) to move");
+        let row = row.unwrap_or_else(|| panic!("{width}x{height}\n{}", draw(&o, width, height).1));
+        assert!(row.contains("太"), "{width}x{height}: {row}");
+        let (_, screen) = draw(&o, width, height);
+        assert!(screen.contains("X Me (you)"), "{width}x{height}\n{screen}");
+        assert!(screen.contains("O 太"), "{width}x{height}\n{screen}");
+    }
+    // A won round, and whom a rematch waits for: the name on one row,
+    // the words after it whole.
+    // The column beside the board (a wide letter's second cell is a
+    // blank of its own here).
+    let name_rows = |o: &super::Online| {
+        let (_, screen) = draw(o, 40, 14);
+        let rows = screen.lines().filter(|row| row.contains('太')).count();
+        let side: String = screen
+            .lines()
+            .map(|row| row.chars().skip(22).collect::<String>() + " ")
+            .collect();
+        (rows, side)
+    };
+    t.status = TableStatus::RoundOver;
+    t.turn = None;
+    t.outcome = Some(Outcome::Win {
+        winner: Player::O,
+        reason: WinReason::Line {
+            cells: oxo_core::Bitboard::from_bits_truncate(0b111),
+        },
+    });
+    table_msg(&mut o, &t);
+    let (rows, screen) = name_rows(&o);
+    assert_eq!(rows, 2, "the player's row and the status\n{screen}");
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("(O) wins — three in a row"), "{screen}");
+    if let Some(me) = t.players.x.as_mut() {
+        me.wants_rematch = true;
+    }
+    t.outcome = Some(Outcome::Draw);
+    table_msg(&mut o, &t);
+    let (rows, screen) = name_rows(&o);
+    assert_eq!(rows, 2, "the player's row and the status\n{screen}");
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("Rematch asked — waiting for 太"), "{screen}");
+}
