@@ -306,6 +306,8 @@ pub(super) fn footer(o: &Online, area: Rect) -> Vec<Line<'static>> {
     lines
 }
 
+/// The top row: the server, my name and whether the connection is up,
+/// in `width` columns.
 pub(super) fn title(o: &Online, width: u16) -> Line<'static> {
     let state = if o.connected {
         "online"
@@ -317,11 +319,18 @@ pub(super) fn title(o: &Online, width: u16) -> Line<'static> {
     } else {
         format!(" as {}", o.name)
     };
-    let text = format!(" oxo · {}{who} · {state}", o.address.http_url());
-    Line::styled(
-        truncate(&text, usize::from(width)),
-        Style::new().add_modifier(Modifier::REVERSED),
-    )
+    // Short of room, the name and then the address are cut: whether
+    // the connection is up stays whole.
+    let state = format!(" · {state}");
+    let width = usize::from(width);
+    let head = format!(" oxo · {}{who}", o.address.http_url());
+    let room = width.saturating_sub(text::width(&state));
+    let text = if room >= text::NAME_MIN {
+        truncate(&head, room) + &state
+    } else {
+        truncate(&(head + &state), width)
+    };
+    Line::styled(text, Style::new().add_modifier(Modifier::REVERSED))
 }
 
 /// How many rows the players and the status of the table shown take at

@@ -270,3 +270,28 @@ fn a_long_wide_name_in_the_status_is_cut_to_keep_it_on_its_row() {
     let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("Rematch asked — waiting for 太"), "{screen}");
 }
+
+#[test]
+fn the_title_keeps_the_connection_state_in_a_narrow_terminal() {
+    use super::super::net::News;
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    let title = |o: &super::Online, width: u16| {
+        let (_, screen) = draw(o, width, 14);
+        screen.lines().next().unwrap_or_default().to_owned()
+    };
+    for width in [32, 40] {
+        let row = title(&o, width);
+        assert!(row.trim_end().ends_with("· online"), "{width}: {row}");
+    }
+    o.name = "太".repeat(24);
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    for width in [32, 40, 80] {
+        let row = title(&o, width);
+        assert!(
+            row.trim_end().ends_with("· reconnecting…"),
+            "{width}: {row}"
+        );
+    }
+}
