@@ -6,6 +6,16 @@ use oxo_core::Player;
 use oxo_protocol::{TableState, TableStatus};
 
 use super::Online;
+use crate::text::truncate;
+
+/// The most columns a name takes in what is said: two of them and the
+/// words around fit the two rows a message has in the smallest terminal.
+const NAME_SAID: usize = 12;
+
+/// `name` cut (with `…`) to [`NAME_SAID`] columns.
+fn said(name: &str) -> String {
+    truncate(name, NAME_SAID)
+}
 
 impl Online {
     /// What to say when `new` starts the round of a table that waited in
@@ -21,13 +31,13 @@ impl Online {
                 .into_iter()
                 .find(|&p| old.players[p].is_none())
                 .and_then(|p| new.players[p].as_ref())?;
-            return Some(format!("{} joined: the round starts", came.name));
+            return Some(format!("{} joined: the round starts", said(&came.name)));
         };
         if self.seat_at(old).is_none() {
             return Some("You joined: the round starts".to_owned());
         }
         let other = new.players[!mine].as_ref()?;
-        Some(format!("{} joined: the round starts", other.name))
+        Some(format!("{} joined: the round starts", said(&other.name)))
     }
 
     /// What to say when the other player left my table between `old`
@@ -41,7 +51,7 @@ impl Online {
             return None;
         }
         let other = old.players[!mine].as_ref()?;
-        let name = &other.name;
+        let name = said(&other.name);
         let won = new.outcome.and_then(|o| o.winner()) == Some(mine);
         Some(if old.status == TableStatus::InProgress && won {
             format!("{name} left the table: you win")
@@ -59,10 +69,14 @@ fn watched_departure(old: &TableState, new: &TableState) -> Option<String> {
         .into_iter()
         .filter(|&p| old.players[p].is_some() && new.players[p].is_none())
         .collect();
-    let name = |p: Player| old.players[p].as_ref().map_or("?", |i| i.name.as_str());
+    let name = |p: Player| {
+        old.players[p]
+            .as_ref()
+            .map_or_else(|| "?".to_owned(), |i| said(&i.name))
+    };
     let who = match gone.as_slice() {
         [] => return None,
-        [one] => name(*one).to_owned(),
+        [one] => name(*one),
         _ => format!("{} and {}", name(Player::X), name(Player::O)),
     };
     if new.status == TableStatus::Closed {

@@ -295,3 +295,42 @@ fn the_title_keeps_the_connection_state_in_a_narrow_terminal() {
         );
     }
 }
+
+#[test]
+fn what_a_long_named_opponent_did_reads_whole_at_the_smallest_size() {
+    let long = "太".repeat(24);
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut waiting = state("t1", "me");
+    waiting.status = TableStatus::Waiting;
+    waiting.players.o = None;
+    table_msg(&mut o, &waiting);
+    let mut playing = state("t1", "me");
+    if let Some(other) = playing.players.o.as_mut() {
+        other.name.clone_from(&long);
+    }
+    table_msg(&mut o, &playing);
+    let flat = |o: &super::Online, width: u16, height: u16| {
+        let (_, screen) = draw(o, width, height);
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        (flat, screen)
+    };
+    for (width, height) in [(32, 12), (40, 14)] {
+        let (flat, screen) = flat(&o, width, height);
+        assert!(flat.contains("joined: the round starts"), "{screen}");
+    }
+    // Mid-round: leaving forfeits, so I win.
+    let mut left = playing.clone();
+    left.status = TableStatus::Waiting;
+    left.players.o = None;
+    left.turn = None;
+    left.outcome = Some(Outcome::Win {
+        winner: Player::X,
+        reason: WinReason::Forfeit,
+    });
+    table_msg(&mut o, &left);
+    for (width, height) in [(32, 12), (40, 14)] {
+        let (flat, screen) = flat(&o, width, height);
+        assert!(flat.contains("left the table: you win"), "{screen}");
+    }
+}
