@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::{App, Screen};
+use crate::form::Field;
 use crate::text;
 
 /// One key and what it does, for the footer.
@@ -23,16 +24,24 @@ const fn hint(key: &'static str, what: &'static str, keep: u8) -> KeyHint {
 
 fn footer_hints(app: &App) -> Vec<KeyHint> {
     match (app.screen(), app.session()) {
-        (Screen::Setup, session) => vec![
-            hint("↑↓", "field", 2),
-            hint("←→", "change", 3),
-            hint("Enter", "start", 1),
-            if session.is_some() {
+        (Screen::Setup, session) => {
+            // ←→ change a choice; a name is typed (and cleared), and the
+            // button only starts.
+            let field = match app.form().focus {
+                Field::Name(_) => Some(hint("Ctrl-U", "clear", 3)),
+                Field::Start => None,
+                _ => Some(hint("←→", "change", 3)),
+            };
+            let mut hints = vec![hint("↑↓", "field", 2)];
+            hints.extend(field);
+            hints.push(hint("Enter", "start", 1));
+            hints.push(if session.is_some() {
                 hint("Esc", "back", 0)
             } else {
                 hint("Esc", "quit", 0)
-            },
-        ],
+            });
+            hints
+        }
         (Screen::Game, Some(s)) if s.game().is_over() => vec![
             // r does the same after a finished round: no need to list it.
             // Where only two fit, the way out outlasts the help.

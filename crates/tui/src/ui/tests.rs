@@ -557,3 +557,28 @@ fn a_bots_only_game_shows_only_the_keys_that_work() {
     }
     assert!(help.contains("restart") && help.contains("quit"), "{help}");
 }
+
+/// On the set-up form the keys row names only keys that act on the field
+/// in focus: ←→ change a choice, not a name being typed or the button.
+#[test]
+fn the_set_up_keys_row_offers_only_keys_that_work_on_its_field() {
+    use crate::form::Field;
+    let mut app = App::new(Config::default(), Theme::MONO);
+    let footer = |app: &App| {
+        let screen = rows(&draw(app, 80, 24));
+        screen.last().cloned().unwrap_or_default()
+    };
+    assert!(footer(&app).contains("←→ change"), "{}", footer(&app));
+    for _ in 0..app.form().fields().len() {
+        app.form_mut().focus_next(true);
+        let row = footer(&app);
+        match app.form().focus {
+            Field::Name(_) => {
+                assert!(!row.contains("←→"), "{:?}: {row}", app.form().focus);
+                assert!(row.contains("Ctrl-U clear"), "{row}");
+            }
+            Field::Start => assert!(!row.contains("←→"), "Start: {row}"),
+            other => assert!(row.contains("←→ change"), "{other:?}: {row}"),
+        }
+    }
+}
