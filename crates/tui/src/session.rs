@@ -90,6 +90,13 @@ impl Session {
         format!("{} ({player})", self.names[player])
     }
 
+    /// The name and mark of `player` as news says it: the name cut to
+    /// [`crate::text::NAME_SAID`] columns.
+    #[must_use]
+    pub(crate) fn said(&self, player: Player) -> String {
+        self.label_within(player, crate::text::NAME_SAID + crate::text::width(" (X)"))
+    }
+
     /// The name and mark of `player` in at most `max` columns: a name too
     /// long for them is cut with `…`, the mark stays (`AVeryLongN… (X)`).
     #[must_use]

@@ -7,6 +7,11 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 /// that, a row wraps instead.
 pub(crate) const NAME_MIN: usize = 3;
 
+/// The most columns a name takes in news ("Bob joined: the round
+/// starts", "Round 2: Bob (O) starts"): two of them and the words around
+/// fit the two rows news has in the smallest terminal.
+pub(crate) const NAME_SAID: usize = 12;
+
 /// The columns `text` takes on a terminal.
 pub(crate) fn width(text: &str) -> usize {
     text.width()

@@ -28,7 +28,7 @@ impl App {
 
     pub(super) fn announce_round(&mut self, restarted: bool) {
         if let Some(s) = &self.session {
-            let starter = s.label(s.game().first());
+            let starter = s.said(s.game().first());
             let text = if restarted {
                 format!("Round {} restarted: {starter} starts", s.round())
             } else if s.tossed() {
@@ -53,7 +53,7 @@ impl App {
         // often near their last one.
         let mut news = None;
         while let Some(played) = s.bot_move() {
-            news = Some((s.label(played.player), played.square));
+            news = Some((s.said(played.player), played.square));
         }
         if let Some((bot, square)) = news {
             // Keep the news of a new round that the bot opened.

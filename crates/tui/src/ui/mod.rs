@@ -16,6 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use crate::app::{App, MIN_HEIGHT, MIN_WIDTH, Overlay, Screen, TITLE_HEIGHT};
+use crate::session::Session;
 use crate::text::{self, truncate};
 use crate::theme::Theme;
 
@@ -122,18 +123,43 @@ pub(crate) fn render_too_small(area: Rect, buf: &mut Buffer, theme: Theme) {
         .render(Rect::new(area.x, y, area.width, height), buf);
 }
 
+/// `· X's name (X) vs O's name (O)` in `room` columns when it can: the
+/// longer names are cut first (with `…`), so that both players and their
+/// marks show.
+fn players(s: &Session, room: usize) -> String {
+    let said = |max: usize| {
+        format!(
+            "· {} vs {}",
+            s.label_within(Player::X, max),
+            s.label_within(Player::O, max)
+        )
+    };
+    let mark = text::width(" (X)");
+    let longest = Player::ALL
+        .into_iter()
+        .map(|p| text::width(s.name(p)))
+        .max()
+        .unwrap_or(0);
+    (text::NAME_MIN..=longest.max(text::NAME_MIN))
+        .rev()
+        .map(|name| said(name + mark))
+        .find(|line| text::width(line) <= room)
+        .unwrap_or_else(|| said(text::NAME_MIN + mark))
+}
+
 fn render_title(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     buf.set_style(area, theme.title_bar());
-    let (subtitle, right) = match (app.screen(), app.session()) {
-        (Screen::Game, Some(s)) => (
-            format!("· {} vs {}", s.label(Player::X), s.label(Player::O)),
-            format!("Round {} ", s.round()),
-        ),
-        _ => ("· tic-tac-toe".to_owned(), "New game ".to_owned()),
+    let right = match (app.screen(), app.session()) {
+        (Screen::Game, Some(s)) => format!("Round {} ", s.round()),
+        _ => "New game ".to_owned(),
     };
     let right_width = u16::try_from(text::width(&right)).unwrap_or(u16::MAX);
     let room = usize::from(area.width.saturating_sub(right_width + 6));
+    let subtitle = match (app.screen(), app.session()) {
+        (Screen::Game, Some(s)) => players(s, room),
+        _ => "· tic-tac-toe".to_owned(),
+    };
     Line::from(vec![
         Span::styled(" oxo ", theme.title_bar().add_modifier(Modifier::BOLD)),
         Span::raw(truncate(&subtitle, room)),

@@ -215,3 +215,28 @@ fn a_finished_round_keeps_its_quit_key_at_the_smallest_size() {
         assert!(footer.contains("q quit"), "{w}: {footer:?}");
     }
 }
+
+/// Long wide names (24 CJK letters take 48 columns) in the title and in
+/// the round's news: both players show in the title, with their marks,
+/// and the news keeps its words.
+#[test]
+fn long_wide_names_keep_the_title_and_the_news_whole() {
+    let (x, o) = ("太".repeat(24), "名".repeat(24));
+    let mut app = App::new(Config::seated(&x, &o), Theme::MONO);
+    // A new round: its news names the starter.
+    app.play(A1);
+    app.play(B1);
+    app.play(A2);
+    app.play(B2);
+    app.play(A3);
+    app.next_round();
+    for (w, h) in [(40, 14), (80, 24), (120, 40)] {
+        let screen = draw(&app, w, h);
+        let all = screen.join("\n");
+        let title = &screen[0];
+        assert!(title.contains("(X) vs 名"), "{w}x{h}: {title}");
+        assert!(title.contains("(O)"), "{w}x{h}: {title}");
+        let flat = all.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("(X) starts"), "{w}x{h}\n{all}");
+    }
+}

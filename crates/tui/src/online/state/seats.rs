@@ -6,11 +6,7 @@ use oxo_core::Player;
 use oxo_protocol::{TableState, TableStatus};
 
 use super::Online;
-use crate::text::truncate;
-
-/// The most columns a name takes in what is said: two of them and the
-/// words around fit the two rows a message has in the smallest terminal.
-const NAME_SAID: usize = 12;
+use crate::text::{NAME_SAID, truncate};
 
 /// `name` cut (with `…`) to [`NAME_SAID`] columns.
 fn said(name: &str) -> String {
