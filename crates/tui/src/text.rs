@@ -12,6 +12,17 @@ pub(crate) const NAME_MIN: usize = 3;
 /// fit the two rows news has in the smallest terminal.
 pub(crate) const NAME_SAID: usize = 12;
 
+/// The most columns each name in a line may keep: the largest from
+/// `longest` (the widest name) down to [`NAME_MIN`] for which the line
+/// `fits`, else [`NAME_MIN`]. So a line naming players fits its row(s) by
+/// cutting the names, never the words around them.
+pub(crate) fn name_room(longest: usize, fits: impl Fn(usize) -> bool) -> usize {
+    (NAME_MIN..=longest.max(NAME_MIN))
+        .rev()
+        .find(|&room| fits(room))
+        .unwrap_or(NAME_MIN)
+}
+
 /// The columns `text` takes on a terminal.
 pub(crate) fn width(text: &str) -> usize {
     text.width()

@@ -12,7 +12,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::state::{Held, Online};
 use super::view::{footer, title};
-use crate::text::truncate;
+use crate::text::{self, name_room, truncate};
 
 /// The lobby screen: the title, the open tables (scrolled to keep the
 /// selection in sight), and the message and the keys at the bottom.
@@ -45,8 +45,8 @@ fn lobby(o: &Online, room: usize, width: u16, lines: &mut Vec<Line<'static>>) {
     let rows: Vec<String> = o
         .held
         .iter()
-        .map(|h| held_row(o, h))
-        .chain(o.open_tables().map(open_row))
+        .map(|h| held_row(o, h, usize::from(width)))
+        .chain(o.open_tables().map(|t| open_row(t, usize::from(width))))
         .collect();
     let first = (o.selected + 1).saturating_sub(room);
     let shown = rows.len().min(first + room);
@@ -87,43 +87,81 @@ fn status_word(status: TableStatus) -> &'static str {
 }
 
 /// A table where I hold a seat, as the lobby lists it: who sits, and its
-/// status, in play whose move it is (its id until its state came).
-fn held_row(o: &Online, h: &Held) -> String {
+/// status, in play whose move it is (its id until its state came); the
+/// names cut to fit a row of `width` columns.
+fn held_row(o: &Online, h: &Held, width: usize) -> String {
     let Some(t) = &h.state else {
         return format!("yours: table {}", truncate(h.id.as_str(), 12));
     };
-    let name = |p: Player| {
+    let name = |p: Player, room: usize| {
         t.players[p]
             .as_ref()
-            .map_or_else(|| "(free)".to_owned(), |i| truncate(&i.name, 20))
+            .map_or_else(|| "(free)".to_owned(), |i| truncate(&i.name, room))
     };
-    let status = match (t.status, t.turn) {
-        (TableStatus::InProgress, Some(turn)) if o.seat_at(t) == Some(turn) => {
-            "your move".to_owned()
-        }
-        (TableStatus::InProgress, Some(turn)) => format!("{} to move", name(turn)),
-        (status, _) => status_word(status).to_owned(),
+    let row = |room: usize| {
+        let status = match (t.status, t.turn) {
+            (TableStatus::InProgress, Some(turn)) if o.seat_at(t) == Some(turn) => {
+                "your move".to_owned()
+            }
+            (TableStatus::InProgress, Some(turn)) => format!("{} to move", name(turn, room)),
+            (status, _) => status_word(status).to_owned(),
+        };
+        format!(
+            "yours: {} vs {}  {status}",
+            name(Player::X, room),
+            name(Player::O, room)
+        )
     };
-    format!(
-        "yours: {} vs {}  {status}",
-        name(Player::X),
-        name(Player::O)
-    )
+    let longest = Player::ALL
+        .into_iter()
+        .filter_map(|p| t.players[p].as_ref())
+        .map(|i| text::width(&i.name))
+        .max()
+        .unwrap_or(0);
+    row(name_room(longest.min(20), |room| {
+        fits_row(&row(room), width)
+    }))
 }
 
-/// An open table, as the lobby lists it.
-fn open_row(t: &LobbyTable) -> String {
-    let name = |p: Player| t.players[p].clone().unwrap_or_else(|| "(free)".to_owned());
+/// Whether lobby row `row` fits `width` columns after its marker.
+fn fits_row(row: &str, width: usize) -> bool {
+    text::width(row) + 2 <= width
+}
+
+/// An open table, as the lobby lists it, its names cut to fit a row of
+/// `width` columns.
+fn open_row(t: &LobbyTable, width: usize) -> String {
+    let name = |p: Player, room: usize| {
+        t.players[p]
+            .as_deref()
+            .map_or_else(|| "(free)".to_owned(), |n| truncate(n, room))
+    };
     let clock = t
         .options
         .move_time_ms
         .map_or_else(String::new, |ms| format!(", {} s a move", ms / 1000));
-    format!(
-        "{} vs {}  {}  ({}{clock}, {} watching)",
-        truncate(&name(Player::X), 20),
-        truncate(&name(Player::O), 20),
-        status_word(t.status),
-        t.options.starter.describe(),
-        t.spectators
-    )
+    let row = |room: usize| {
+        format!(
+            "{} vs {}  {}  ({}{clock}, {} watching)",
+            name(Player::X, room),
+            name(Player::O, room),
+            status_word(t.status),
+            t.options.starter.describe(),
+            t.spectators
+        )
+    };
+    let longest = Player::ALL
+        .into_iter()
+        .filter_map(|p| t.players[p].as_deref())
+        .map(text::width)
+        .max()
+        .unwrap_or(0);
+    // The names and the status first: what follows may be cut.
+    let short = |room: usize| {
+        let (x, o) = (name(Player::X, room), name(Player::O, room));
+        format!("{x} vs {o}  {}", status_word(t.status))
+    };
+    row(name_room(longest.min(20), |room| {
+        fits_row(&short(room), width)
+    }))
 }

@@ -79,11 +79,8 @@ pub(super) fn status(o: &Online, t: &TableState, me: Option<Player>, width: usiz
         .map(|i| text::width(&i.name))
         .max()
         .unwrap_or(0);
-    (text::NAME_MIN..=longest.max(text::NAME_MIN))
-        .rev()
-        .map(|room| said(o, t, me, room))
-        .find(|line| rows(line) <= fewest)
-        .unwrap_or_else(|| said(o, t, me, text::NAME_MIN))
+    let room = text::name_room(longest, |room| rows(&said(o, t, me, room)) <= fewest);
+    said(o, t, me, room)
 }
 
 /// The status line with each name cut to at most `room` columns.

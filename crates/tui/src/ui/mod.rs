@@ -140,11 +140,7 @@ fn players(s: &Session, room: usize) -> String {
         .map(|p| text::width(s.name(p)))
         .max()
         .unwrap_or(0);
-    (text::NAME_MIN..=longest.max(text::NAME_MIN))
-        .rev()
-        .map(|name| said(name + mark))
-        .find(|line| text::width(line) <= room)
-        .unwrap_or_else(|| said(text::NAME_MIN + mark))
+    said(text::name_room(longest, |name| text::width(&said(name + mark)) <= room) + mark)
 }
 
 fn render_title(app: &App, area: Rect, buf: &mut Buffer) {

@@ -192,3 +192,24 @@ fn a_table_left_going_from_the_list_keeps_the_message_that_says_why() {
     lobby_of(&mut o, &["t1"]);
     assert_eq!(o.message, said);
 }
+
+#[test]
+fn a_lobby_row_with_long_names_keeps_both_players_and_the_status() {
+    let (mut o, _rx) = online();
+    let mut table = lobby_entry("t1");
+    table.players.x = Some("太".repeat(24));
+    table.players.o = Some("名".repeat(24));
+    table.status = oxo_protocol::TableStatus::InProgress;
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![table],
+    })));
+    for width in [40, 64, 80] {
+        let (_, screen) = draw(&o, width, 14);
+        let row = screen
+            .lines()
+            .find(|l| l.contains("▸ 太"))
+            .unwrap_or_default();
+        assert!(row.contains("vs 名"), "{width}: {row}\n{screen}");
+        assert!(row.contains("playing"), "{width}: {row}\n{screen}");
+    }
+}
