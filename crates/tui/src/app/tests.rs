@@ -128,3 +128,13 @@ fn bots_wait_while_their_board_is_hidden() {
     app.tick();
     assert_eq!(app.moves().len(), 1);
 }
+
+/// Between two people `u` takes back one move, whoever made it: its
+/// refusal on an empty board fits, not "no move of yours" as against a bot.
+#[test]
+fn undo_between_people_is_worded_for_people() {
+    let mut app = App::seated("Ann", "Bob");
+    app.undo();
+    let said = app.message().map(|m| m.text.clone()).unwrap_or_default();
+    assert_eq!(said, "There is no move to take back yet");
+}

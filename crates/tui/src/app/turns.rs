@@ -168,7 +168,7 @@ impl App {
                     "The game is over and its result counts: Enter or r starts the next round",
                 );
             }
-            Err(Refusal::NothingToUndo) => self.warn("There is no move of yours to undo"),
+            Err(Refusal::NothingToUndo) => self.warn("There is no move to take back yet"),
             Err(refusal) => self.warn(refusal.to_string()),
         }
     }

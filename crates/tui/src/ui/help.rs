@@ -36,7 +36,10 @@ const FULL: [(&str, &str); 15] = [
     ("", "the board          7 8 9    a3 b3 c3"),
     ("", "(1 is top left as on a phone, not a numpad)"),
     ("a1 … c3", "place by name: column a-c, then row 1-3"),
-    ("u", "undo your move (and the bot's answer)"),
+    (
+        "u  Backspace",
+        "take back the last move (and a bot's reply)",
+    ),
     ("v", "show each free cell's value: win/draw/loss"),
     ("r", "restart this round; once over: next round"),
     ("Enter", "next round, once the game is over"),

@@ -582,3 +582,17 @@ fn the_set_up_keys_row_offers_only_keys_that_work_on_its_field() {
         }
     }
 }
+
+/// The help names both keys that take back a move, in words that fit a
+/// game between people and one against a bot.
+#[test]
+fn the_help_names_both_undo_keys_in_words_for_any_game() {
+    let mut app = App::new(Config::seated("Ann", "Bob"), Theme::MONO);
+    app.toggle_help();
+    let help = rows(&draw(&app, 80, 24)).join("\n");
+    assert!(help.contains("u  Backspace"), "{help}");
+    assert!(
+        help.contains("take back the last move (and a bot's reply)"),
+        "{help}"
+    );
+}
