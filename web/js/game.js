@@ -239,7 +239,8 @@ export function mountGame(main, { tableId, watch }) {
    */
   function renderSub(sub, v) {
     const clock = moveClock(v);
-    subEl.hidden = !sub;
+    // Empty, it keeps its room (hidden, not removed): the board stays put.
+    subEl.dataset.empty = String(!sub);
     if (!clock || !sub.startsWith(clock.text)) {
       subEl.textContent = sub;
       return;

@@ -1,0 +1,104 @@
+// Nothing in the board's column moves when the game's state changes: the
+// status's second line, the scoreboard's notes and the rest keep their room
+// whether they have words or not, so the board, its cells and the buttons
+// stay under the player's pointer through a whole game with a clock (the
+// friend arriving, moves, the clock ticking, the end, a rematch asked and
+// given, the opponent away). Measured with the browser's Layout
+// Instability API ('layout-shift' entries), on a desktop and a phone.
+
+import { test, expect } from '../support/fixtures.js';
+import { status, substatus, play } from '../support/game.js';
+
+/**
+ * Runs in the page before its scripts: keeps every layout shift of an
+ * element of the board's column (`.game-main`), with or without input
+ * just before it, as "element y→y, height h→h".
+ */
+function recordShifts() {
+  /** @type {string[]} */
+  const shifts = [];
+  Object.defineProperty(window, '__shifts', { value: shifts });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      for (const s of entry.sources ?? []) {
+        const node = s.node;
+        if (!node || !(node instanceof Element) || !node.closest('.game-main')) continue;
+        const name = `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ''}.${[...node.classList].join('.')}`;
+        const p = s.previousRect;
+        const c = s.currentRect;
+        // The row of buttons changes with the state (Forfeit becomes
+        // Rematch): its buttons are other buttons, centred, not moved ones.
+        // Were the row to change height, what is under it would move.
+        if (node.closest('.controls')) continue;
+        shifts.push(`${name}: at ${Math.round(p.x)},${Math.round(p.y)}→${Math.round(c.x)},${Math.round(c.y)}, height ${Math.round(p.height)}→${Math.round(c.height)}`);
+      }
+    }
+  }).observe({ type: 'layout-shift' });
+}
+
+/** The shifts seen so far on `page` (after two frames, so the last is in). */
+async function takeShifts(page) {
+  return page.evaluate(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    // @ts-ignore: set by recordShifts
+    return window.__shifts.splice(0);
+  });
+}
+
+for (const width of [1280, 375]) {
+  test(`the board column keeps still through a game with a clock at ${width} px`, async ({ page, player }) => {
+    await page.setViewportSize({ width, height: 900 });
+    await page.addInitScript(recordShifts);
+    await page.goto('/');
+    await page.getByRole('radio', { name: '15 s' }).check();
+    await page.getByRole('button', { name: 'Create a table' }).click();
+    await expect(page).toHaveURL(/\/t\/[^/]+$/);
+    await expect(status(page)).toHaveText('Waiting for an opponent…');
+
+    const bob = await player('Bob');
+    await bob.setViewportSize({ width, height: 900 });
+    await bob.addInitScript(recordShifts);
+    await bob.goto(page.url());
+    await expect(status(page)).toHaveText('Your turn (X)');
+    await expect(status(bob)).toHaveText('Waiting for Alice…');
+    await expect(page.getByRole('textbox', { name: 'Link to this table' })).toBeHidden();
+    // From here the page has its game layout: nothing in it moves again.
+    await takeShifts(page);
+    await takeShifts(bob);
+    const seen = [];
+    const check = async (when) => {
+      for (const [who, p] of [['Alice', page], ['Bob', bob]]) {
+        for (const s of await takeShifts(p)) seen.push(`${when}, ${who}'s page: ${s}`);
+      }
+    };
+
+    await play(page, 'a1', 'X');
+    await play(bob, 'b1', 'O');
+    await play(page, 'b2', 'X');
+    await check('moves');
+    // The clock ticks on Bob's move.
+    await expect(substatus(bob)).toHaveText(/^1[0-3] s left for this move/);
+    await check('the clock ticking');
+    await play(bob, 'c1', 'O');
+    await play(page, 'c3', 'X');
+    await expect(status(page)).toHaveText('You win');
+    await expect(status(bob)).toHaveText('Alice wins');
+    await check('the end of the round');
+
+    await bob.getByRole('button', { name: 'Rematch' }).click();
+    await expect(substatus(page)).toHaveText('Bob wants a rematch');
+    await expect(substatus(bob)).toHaveText('Waiting for Alice to accept the rematch…');
+    await check('a rematch asked');
+    await page.getByRole('button', { name: 'Rematch' }).click();
+    // The loser starts the next round.
+    await expect(status(bob)).toHaveText('Your turn (O)');
+    await expect(status(page)).toHaveText('Waiting for Bob…');
+    await check('the rematch');
+
+    await check('the rematch, Bob');
+    await bob.close();
+    await expect(status(page)).toHaveText(/^Bob is away/);
+    for (const s of await takeShifts(page)) seen.push(`the opponent away, Alice's page: ${s}`);
+    expect(seen, 'elements of the board column that moved').toEqual([]);
+  });
+}
