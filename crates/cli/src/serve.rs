@@ -255,6 +255,13 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
 /// installed now, not when the future is first polled, so that a signal
 /// sent as soon as the listening line is out is not lost (nor kills the
 /// process uncleanly).
+///
+/// A second SIGINT or SIGTERM during the graceful shutdown ends the
+/// process at once, with exit status 130 (SIGINT) or 143 (SIGTERM) as a
+/// shell reports a process killed by them: the operator who presses
+/// Ctrl-C twice means it. Nothing acknowledged is lost: every move is
+/// stored before it is acknowledged, and the database lock is the
+/// process's own.
 #[cfg(unix)]
 fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
@@ -267,7 +274,15 @@ fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
             _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
         }
-        tracing::info!("shutting down");
+        tracing::info!("shutting down (a second SIGINT or SIGTERM stops at once)");
+        tokio::spawn(async move {
+            let code = tokio::select! {
+                _ = interrupt.recv() => 130,
+                _ = terminate.recv() => 143,
+            };
+            tracing::warn!("a second signal: stopping at once");
+            std::process::exit(code);
+        });
     })
 }
 

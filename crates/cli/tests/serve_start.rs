@@ -1,5 +1,6 @@
 //! Starting and stopping `oxo serve`: a stop request that comes as soon as
-//! the server has said where it listens is honoured cleanly, and the
+//! the server has said where it listens is honoured cleanly, a second one
+//! during the shutdown ends it at once, and the
 //! default connection limit fits the open-files limit it runs under (no
 //! warning), while an explicit one that does not fit is warned about; an
 //! empty database name, an address that is not HOST:PORT, or a cluster's
@@ -166,4 +167,34 @@ async fn cluster_flags_without_a_cluster_database_are_refused() {
             "{flag}: {line}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_second_signal_during_the_shutdown_stops_at_once() {
+    let dir = TempDir::new("second-signal");
+    let log = dir.join("server.log");
+    let (mut server, addr) = start(&dir.join("oxo.db"), &[], Some(&log)).await;
+    // A client that never finishes its request holds the graceful
+    // shutdown for a while.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    tokio::io::AsyncWriteExt::write_all(&mut slow, b"GET / HTTP/1.1\r\nHost: oxo\r\n")
+        .await
+        .expect("write");
+    assert_eq!(get(addr, "/healthz").await.0, 200);
+    let pid = server.id().expect("a running server");
+    // Both signals at once, as an impatient operator's second Ctrl-C: the
+    // first starts the shutdown, the second ends the process there and then.
+    let sent = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -TERM {pid}; kill -INT {pid}")])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+    let status = tokio::time::timeout(common::WAIT, server.wait())
+        .await
+        .expect("the server exits in time")
+        .expect("wait");
+    let log = std::fs::read_to_string(&log).expect("read the log");
+    assert_eq!(status.code(), Some(130), "{status}: {log}");
+    assert!(log.contains("stopping at once"), "{log}");
+    drop(slow);
 }
