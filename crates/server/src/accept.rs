@@ -18,6 +18,7 @@ use std::io;
 use std::net::IpAddr;
 use std::pin::pin;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
@@ -41,6 +42,14 @@ use crate::throttle::{ReadLimit, Throttled};
 /// The kernel send buffer of each connection, in bytes (Linux doubles it
 /// for its own bookkeeping).
 const SEND_BUFFER: usize = 32 * 1024;
+
+/// How long, once the server shuts down, a connection that is not
+/// answering a request is given to end by itself: an idle one closes at
+/// once, a response just made goes out, and one that is still sending its
+/// request head (slowly, or never to finish) is closed then, rather than
+/// holding the shutdown until its head timeout. A request being answered
+/// is let finish, for at most [`Settings::drain`].
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(200);
 
 /// What the accept loop needs of the server besides the app.
 #[derive(Debug)]
@@ -108,13 +117,22 @@ pub(crate) async fn serve(
         // Handlers see the client's address (`ConnectInfo`): the peer's,
         // or the one a trusted proxy forwarded.
         let trusted = Arc::clone(&trusted_proxies);
+        // Whether a request is being answered: one is from the moment its
+        // head has come until its response is made (see `SHUTDOWN_GRACE`).
+        let answering = Arc::new(AtomicBool::new(false));
+        let (started, answered) = (Arc::clone(&answering), Arc::clone(&answering));
         let service = TowerToHyperService::new(
             tower::ServiceBuilder::new()
                 .map_request(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                    started.store(true, Relaxed);
                     let client = client_address(peer, req.headers(), &trusted);
                     req.extensions_mut()
                         .insert(axum::extract::ConnectInfo(client));
                     req
+                })
+                .map_response(move |response: axum::response::Response| {
+                    answered.store(false, Relaxed);
+                    response
                 })
                 .service(app.clone()),
         );
@@ -179,7 +197,16 @@ pub(crate) async fn serve(
                 result = conn.as_mut() => result,
                 () = shutdown.cancelled() => {
                     conn.as_mut().graceful_shutdown();
-                    conn.await
+                    if answering.load(Relaxed) {
+                        conn.await
+                    } else {
+                        // Idle, or still sending a request head (which hyper
+                        // would wait for): nothing in flight to let finish.
+                        match tokio::time::timeout(SHUTDOWN_GRACE, conn).await {
+                            Ok(result) => result,
+                            Err(_) => return,
+                        }
+                    }
                 }
                 // Kept alive long enough, or stuck writing to a client
                 // that does not read: the request in flight may finish,

@@ -64,8 +64,24 @@ const READ_BUFFER: usize = 128;
 const WRITE_BUFFER: usize = 16 * 1024;
 const MAX_WRITE_BUFFER: usize = 128 * 1024;
 /// How long the answer to a client's close, or our own close frame, may
-/// take to leave before the connection is simply dropped.
+/// take to leave before the connection is simply dropped; and how long the
+/// client's answer to our close frame is awaited.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+/// [`CLOSE_TIMEOUT`] while the server shuts down: every connection closes
+/// at once then, and the shutdown waits for the slowest, so one client that
+/// never answers would hold it for the whole second. A client that answers
+/// at all does so within a round trip.
+const SHUTDOWN_CLOSE_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// How long each step of closing a connection may take (see
+/// [`CLOSE_TIMEOUT`] and [`SHUTDOWN_CLOSE_TIMEOUT`]).
+fn close_timeout(shared: &Shared) -> Duration {
+    if shared.shutdown.is_cancelled() {
+        SHUTDOWN_CLOSE_TIMEOUT
+    } else {
+        CLOSE_TIMEOUT
+    }
+}
 
 /// Holds one of the server's connection slots, and the connection's place
 /// under its address's cap (boxed: none without the cap); frees both when
@@ -280,7 +296,7 @@ impl Connection {
                     }
                 }
             };
-            let _ = tokio::time::timeout(CLOSE_TIMEOUT, answered).await;
+            let _ = tokio::time::timeout(close_timeout(shared), answered).await;
         }
     }
 }
@@ -443,7 +459,7 @@ where
         // Everything the client asked for was handed to the socket before
         // its close frame was read; flushing sends the answering close.
         End::CloseFrame => {
-            let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.close()).await;
+            let _ = tokio::time::timeout(close_timeout(shared), sink.close()).await;
         }
         End::Server => {
             // Deliver what is queued (e.g. the error that explains the
@@ -475,7 +491,7 @@ where
                         .await;
                 }
             };
-            let _ = tokio::time::timeout(CLOSE_TIMEOUT, deliver).await;
+            let _ = tokio::time::timeout(close_timeout(shared), deliver).await;
         }
     }
 }

@@ -31,5 +31,6 @@ mod raw_ws;
 mod reconnect;
 mod refusals;
 mod restart;
+mod shutdown;
 mod state;
 mod trust;
