@@ -30,9 +30,9 @@ enum LogFormat {
 /// Arguments of `oxo serve`.
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
-    /// Address to listen on. Port 0 picks a free port; the address actually
-    /// bound is printed.
-    #[arg(long, default_value = "127.0.0.1:8080", env = "OXO_ADDR")]
+    /// Address to listen on, HOST:PORT (such as 0.0.0.0:8080 or [::1]:8080).
+    /// Port 0 picks a free port; the address actually bound is printed.
+    #[arg(long, default_value = "127.0.0.1:8080", env = "OXO_ADDR", value_parser = flags::addr)]
     addr: String,
     /// The database: a SQLite file, created on first start (`:memory:` for
     /// a throw-away database); or, for a cluster of nodes, a PostgreSQL URL
@@ -74,7 +74,7 @@ pub(crate) struct ServeArgs {
     /// The most WebSocket connections one client address may hold open at
     /// once (IPv6 by /64), and with it at most 64 plain HTTP ones (0, or
     /// --rate-limit 0: no cap).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = |s: &str| flags::count(s, "no cap"))]
     max_connections_per_address: u32,
     /// Messages per second per connection, with bursts of twice as many
     /// (0: no rate limits at all, e.g. for load tests: neither messages nor
@@ -83,7 +83,7 @@ pub(crate) struct ServeArgs {
     rate_limit: f64,
     /// New players (a `hello` without a token) per minute from one client
     /// address, after a burst of as many (0: no limit).
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = |s: &str| flags::count(s, "no limit"))]
     new_players_per_minute: u32,
     /// Close connections from which nothing has arrived for this long.
     #[arg(long, default_value = "60s", value_parser = flags::idle_timeout)]
@@ -164,43 +164,70 @@ fn shown(db: &str) -> String {
     format!("{scheme}://{place}?{}", query.join("&"))
 }
 
-fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
+/// Where the database is, from `--db`, checked with the cluster's flags:
+/// why they do not go together, if they do not (a misuse of the flags,
+/// refused as clap refuses a bad value).
+fn db_location(args: &ServeArgs) -> Result<DbLocation, String> {
+    const ACCEPTED: &str = "give a SQLite file (such as oxo.db), :memory: for a throw-away \
+                            database, or a postgres:// URL for a cluster";
     if args.db.trim().is_empty() {
-        anyhow::bail!(
-            "--db is empty: give a SQLite file (such as oxo.db), :memory: for a throw-away \
-             database, or a postgres:// URL for a cluster"
-        );
+        return Err(format!("--db is empty: {ACCEPTED}"));
     }
     let db = if is_postgres_url(&args.db) {
         let Some(node) = args.node_id else {
-            anyhow::bail!(
-                "a PostgreSQL database is shared by the nodes of a cluster: give this node \
-                 --node-id N (0 to 1023, different on every node)"
+            return Err(
+                "a PostgreSQL database is shared by the nodes of a cluster: give \
+                        this node --node-id N (0 to 1023, different on every node)"
+                    .to_owned(),
             );
         };
         DbLocation::Postgres {
             url: args.db.clone(),
             node,
         }
+    } else if let Some((scheme, _)) = args.db.split_once("://") {
+        return Err(format!(
+            "--db {scheme}:// is not a database oxo can use: {ACCEPTED} (postgresql:// too)"
+        ));
     } else if args.db == ":memory:" {
         DbLocation::Memory
     } else {
         DbLocation::File(PathBuf::from(&args.db))
     };
-    if args.node_id.is_some() && !matches!(db, DbLocation::Postgres { .. }) {
-        anyhow::bail!("--node-id is for a cluster on PostgreSQL; --db is a SQLite file here");
-    }
-    if args.lease.is_some() && !matches!(db, DbLocation::Postgres { .. }) {
-        anyhow::bail!("--lease is for a cluster on PostgreSQL; --db is a SQLite file here");
-    }
-    if let Some(bus) = &args.bus {
-        if !matches!(db, DbLocation::Postgres { .. }) {
-            anyhow::bail!("--bus is for a cluster on PostgreSQL; --db is a SQLite file here");
-        }
-        if !bus.starts_with("nats://") {
-            anyhow::bail!("--bus takes a NATS URL, nats://HOST:PORT (got {bus:?})");
+    let clustered = matches!(db, DbLocation::Postgres { .. });
+    for (flag, given) in [
+        ("--node-id", args.node_id.is_some()),
+        ("--lease", args.lease.is_some()),
+        ("--bus", args.bus.is_some()),
+    ] {
+        if given && !clustered {
+            return Err(format!(
+                "{flag} is for a cluster on PostgreSQL; --db is a SQLite file here"
+            ));
         }
     }
+    if let Some(bus) = args
+        .bus
+        .as_deref()
+        .filter(|bus| !bus.starts_with("nats://"))
+    {
+        return Err(format!(
+            "--bus takes a NATS URL, nats://HOST:PORT (got {bus:?})"
+        ));
+    }
+    Ok(db)
+}
+
+/// Refuses `oxo serve` as clap refuses a bad flag (exit status 2), saying
+/// `why`.
+fn refuse(why: &str) -> ! {
+    let mut serve = <ServeArgs as clap::Args>::augment_args(clap::Command::new("oxo serve"));
+    serve
+        .error(clap::error::ErrorKind::ArgumentConflict, why)
+        .exit()
+}
+
+fn config(args: &ServeArgs, db: DbLocation, max_connections: usize) -> Config {
     let rate_limit = if args.rate_limit > 0.0 {
         // Bursts of twice the rate, and at least a few messages.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -226,7 +253,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
             RateLimit::UNLIMITED
         }
     };
-    Ok(Config {
+    Config {
         db,
         new_players,
         reconnect_grace: args.reconnect_grace,
@@ -248,7 +275,7 @@ fn config(args: &ServeArgs, max_connections: usize) -> anyhow::Result<Config> {
         lease_ttl: args.lease.unwrap_or(defaults.lease_ttl),
         bus: args.bus.clone(),
         ..defaults
-    })
+    }
 }
 
 /// A future that resolves on SIGINT (Ctrl-C) or SIGTERM. The handlers are
@@ -362,10 +389,10 @@ fn listen_error(addr: &str, e: std::io::Error) -> anyhow::Error {
     anyhow::anyhow!("cannot listen on {addr}: {e}{hint}")
 }
 
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+async fn serve(args: ServeArgs, db: DbLocation) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let max_connections = connection_limit(args.max_connections);
-    let config = config(&args, max_connections)?;
+    let config = config(&args, db, max_connections);
     // Listen first: an address that cannot be had must not leave a new
     // database behind. Clients that come before the database is open
     // wait in the listener's backlog.
@@ -396,6 +423,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let db = db_location(&args).unwrap_or_else(|why| refuse(&why));
     let arenas = crate::arenas::limit();
     init_logging(args.log_format)?;
     tracing::debug!(?arenas, "allocator arenas");
@@ -408,7 +436,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     tracing::info!(threads = runtime.metrics().num_workers(), "serving threads");
-    runtime.block_on(serve(args))?;
+    runtime.block_on(serve(args, db))?;
     Ok(ExitCode::SUCCESS)
 }
 

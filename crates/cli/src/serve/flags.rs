@@ -31,6 +31,35 @@ fn at_least_one(s: &str, what: &str, hint: &str) -> Result<usize, String> {
     }
 }
 
+/// `--new-players-per-minute` and `--max-connections-per-address`: a
+/// whole number from 0, which turns the limit off (`off` says so).
+pub(super) fn count(s: &str, off: &str) -> Result<u32, String> {
+    s.trim()
+        .parse::<u32>()
+        .map_err(|_| format!("expected a whole number, 0 or more (0: {off}), not {s:?}"))
+}
+
+/// `--addr`: `HOST:PORT`, the host a name or an IP address (IPv6 in
+/// brackets), the port 0 to 65535. Whether the host resolves, and the
+/// address can be had, is found when listening.
+pub(super) fn addr(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let named = s.rsplit_once(':').is_some_and(|(host, port)| {
+        !host.is_empty()
+            && !host.contains([':', '[', ']', '/'])
+            && !host.chars().any(char::is_whitespace)
+            && port.parse::<u16>().is_ok()
+    });
+    if named || s.parse::<std::net::SocketAddr>().is_ok() {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "expected HOST:PORT, such as 127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080 or \
+             localhost:8080 (port 0 picks a free port), not {s:?}"
+        ))
+    }
+}
+
 /// `--rate-limit`: messages per second, a number from 0 (0: no rate
 /// limits at all).
 pub(super) fn rate(s: &str) -> Result<f64, String> {
@@ -102,6 +131,43 @@ mod tests {
             let e = connection_limit(bad).expect_err(bad);
             assert!(e.contains("at least 1"), "{bad}: {e}");
             assert!(seat_limit(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn counts_are_whole_numbers_from_zero() {
+        assert_eq!(count("0", "no limit"), Ok(0));
+        assert_eq!(count(" 30 ", "no limit"), Ok(30));
+        for bad in ["-1", "1.5", "many", ""] {
+            let e = count(bad, "no limit").expect_err(bad);
+            assert!(
+                e.contains("whole number") && e.contains("0: no limit"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_address_is_host_and_port() {
+        for good in [
+            "127.0.0.1:8080",
+            "0.0.0.0:0",
+            "[::1]:8080",
+            "localhost:8080",
+        ] {
+            assert_eq!(addr(good), Ok(good.to_owned()));
+        }
+        for bad in [
+            "8080",
+            "127.0.0.1",
+            "127.0.0.1:99999",
+            ":8080",
+            "::1:8080",
+            "a b:1",
+            "",
+        ] {
+            let e = addr(bad).expect_err(bad);
+            assert!(e.contains("HOST:PORT"), "{bad}: {e}");
         }
     }
 
