@@ -66,6 +66,7 @@ mod linger;
 mod live;
 mod lobby;
 mod local;
+mod log_pace;
 mod metrics;
 mod node;
 mod origin;

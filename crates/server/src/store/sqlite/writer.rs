@@ -29,6 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::error::describe;
 use super::writes;
 use crate::error::ServerError;
+use crate::log_pace::Pace;
 use crate::metrics::Metrics;
 use crate::store::rows::Write;
 
@@ -182,7 +183,7 @@ fn commit_groups(conn: &mut Connection, groups: &Groups) -> Vec<Result<(), Serve
     match fast {
         Ok(Ok(())) => all(&Ok(())),
         Err(e) => {
-            tracing::error!(error = %e, "group commit failed");
+            commit_failed(&e);
             all(&Err(e))
         }
         Ok(Err(e)) => {
@@ -209,10 +210,18 @@ fn commit_groups(conn: &mut Connection, groups: &Groups) -> Vec<Result<(), Serve
             match slow {
                 Ok(()) => results,
                 Err(e) => {
-                    tracing::error!(error = %e, "group commit failed");
+                    commit_failed(&e);
                     all(&Err(e))
                 }
             }
         }
+    }
+}
+/// Logs a failed group commit, paced (see [`crate::log_pace`]): while the
+/// disk is full every commit fails.
+fn commit_failed(e: &dyn std::fmt::Display) {
+    static FAILED: Pace = Pace::new();
+    if let Some(skipped) = FAILED.check(Instant::now()) {
+        tracing::error!(error = %e, skipped, "group commit failed");
     }
 }

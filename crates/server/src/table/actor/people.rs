@@ -11,6 +11,7 @@ use super::super::resumed::{ResumedAt, rebuild_seated};
 use super::{Attached, SPECTATORS_DEBOUNCE, Table};
 use crate::conn::{Conn, encode};
 use crate::error::ServerError;
+use crate::log_pace::Pace;
 use crate::store::Write;
 use crate::table::rules::{Cmd, Plan};
 
@@ -84,11 +85,17 @@ impl Table {
         writes.push(Write::Table(Box::new(self.row(self.rules.state()))));
         match self.commit(writes).await {
             Ok(()) | Err(ServerError::Fenced { .. }) => {}
-            Err(e) => tracing::warn!(
-                table = %self.id,
-                error = %e,
-                "could not store a player coming or going; the table's next change will"
-            ),
+            Err(e) => {
+                static FAILED: Pace = Pace::new();
+                if let Some(skipped) = FAILED.check(std::time::Instant::now()) {
+                    tracing::warn!(
+                        table = %self.id,
+                        error = %e,
+                        skipped,
+                        "could not store a player coming or going; the table's next change will"
+                    );
+                }
+            }
         }
     }
 

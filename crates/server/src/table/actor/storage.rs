@@ -3,12 +3,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
 
 use oxo_core::{ByPlayer, Player};
 
 use super::Table;
 use crate::error::{ClientError, ServerError};
 use crate::ids::{now_ms, wall_ms};
+use crate::log_pace::Pace;
 use crate::store::{GameEnd, GameStart, NewMove, TableRow, Write};
 use crate::table::rules::{Event, Phase, Plan, Seat, State};
 use crate::table::view::View;
@@ -42,7 +44,12 @@ impl Table {
         if let ServerError::Fenced { .. } = e {
             return ClientError::table_moved();
         }
-        tracing::error!(table = %self.id, error = %e, "could not store {what}");
+        // Paced: while the database is down or the disk full, every request
+        // of every table fails alike.
+        static FAILED: Pace = Pace::new();
+        if let Some(skipped) = FAILED.check(Instant::now()) {
+            tracing::error!(table = %self.id, error = %e, skipped, "could not store {what}");
+        }
         ClientError::internal()
     }
 
