@@ -181,7 +181,10 @@ fn commit_groups(conn: &mut Connection, groups: &Groups) -> Vec<Result<(), Serve
         Ok(Ok(()))
     })();
     match fast {
-        Ok(Ok(())) => all(&Ok(())),
+        Ok(Ok(())) => {
+            commit_succeeded();
+            all(&Ok(()))
+        }
         Err(e) => {
             commit_failed(&e);
             all(&Err(e))
@@ -208,7 +211,10 @@ fn commit_groups(conn: &mut Connection, groups: &Groups) -> Vec<Result<(), Serve
                 tx.commit()
             })();
             match slow {
-                Ok(()) => results,
+                Ok(()) => {
+                    commit_succeeded();
+                    results
+                }
                 Err(e) => {
                     commit_failed(&e);
                     all(&Err(e))
@@ -217,11 +223,21 @@ fn commit_groups(conn: &mut Connection, groups: &Groups) -> Vec<Result<(), Serve
         }
     }
 }
-/// Logs a failed group commit, paced (see [`crate::log_pace`]): while the
-/// disk is full every commit fails.
+
+/// Group commits failing (while the disk is full every one does), for a
+/// paced log (see [`crate::log_pace`]).
+static COMMITS_FAILING: Pace = Pace::new();
+
+/// Logs a failed group commit, paced.
 fn commit_failed(e: &dyn std::fmt::Display) {
-    static FAILED: Pace = Pace::new();
-    if let Some(skipped) = FAILED.check(Instant::now()) {
+    if let Some(skipped) = COMMITS_FAILING.check(Instant::now()) {
         tracing::error!(error = %e, skipped, "group commit failed");
+    }
+}
+
+/// Logs, once, that group commits succeed again after failing.
+fn commit_succeeded() {
+    if let Some(failures) = COMMITS_FAILING.clear() {
+        tracing::info!(failures, "group commits succeed again");
     }
 }
