@@ -114,8 +114,17 @@ pub(crate) struct ServeArgs {
 /// takes down whichever task was logging, such as the one that turns
 /// SIGTERM into a shutdown.
 fn init_logging(format: LogFormat) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    use tracing_subscriber::EnvFilter;
+    // A RUST_LOG that does not parse is said, once logging is up: silently
+    // logging at info instead would leave the operator wondering.
+    let mut unparsed = None;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(value) if !value.trim().is_empty() => EnvFilter::try_new(&value).unwrap_or_else(|e| {
+            unparsed = Some((value, e));
+            EnvFilter::new("info")
+        }),
+        _ => EnvFilter::new("info"),
+    };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
@@ -125,7 +134,17 @@ fn init_logging(format: LogFormat) -> anyhow::Result<()> {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
     };
-    result.map_err(|e| anyhow::anyhow!("cannot set up logging: {e}"))
+    result.map_err(|e| anyhow::anyhow!("cannot set up logging: {e}"))?;
+    if let Some((value, e)) = unparsed {
+        tracing::warn!(
+            rust_log = %value,
+            error = %e,
+            "RUST_LOG does not parse, so the log is at info; it takes a level (error, warn, \
+             info, debug, trace) and TARGET=LEVEL, comma-separated, such as \
+             info,oxo_server=debug"
+        );
+    }
+    Ok(())
 }
 
 /// Whether `db` names a PostgreSQL database rather than a SQLite file.

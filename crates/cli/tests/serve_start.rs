@@ -229,3 +229,29 @@ async fn a_count_that_is_not_a_whole_number_is_refused_saying_what_is_accepted()
         }
     }
 }
+
+#[tokio::test]
+async fn a_log_filter_that_does_not_parse_is_warned_about_not_ignored() {
+    let dir = TempDir::new("rust-log");
+    let log = dir.join("server.log");
+    let args = [
+        "RUST_LOG=oxo=loud",
+        env!("CARGO_BIN_EXE_oxo"),
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--db",
+        ":memory:",
+    ];
+    let (server, _) = start_with("env", &args, Some(&log)).await;
+    stop(server).await;
+    let log = std::fs::read_to_string(&log).expect("read the log");
+    let warning = log
+        .lines()
+        .find(|l| l.contains("WARN") && l.contains("RUST_LOG"))
+        .unwrap_or_else(|| panic!("no warning about RUST_LOG: {log}"));
+    assert!(
+        warning.contains("oxo=loud") && warning.contains("info"),
+        "{warning}"
+    );
+}
