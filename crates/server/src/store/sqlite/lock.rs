@@ -49,8 +49,13 @@ pub(super) fn lock(path: &Path) -> Result<DbLock, ServerError> {
         Ok(file) => file,
         // A read-only file can still be locked through a read-only
         // descriptor; the store refuses it once SQLite has it open.
-        Err(e) if e.kind() == ErrorKind::PermissionDenied => File::open(path)?,
-        Err(e) => return Err(e.into()),
+        Err(e) if e.kind() == ErrorKind::PermissionDenied => match File::open(path) {
+            Ok(file) => file,
+            // No file to open: it is the directory that refuses a new one.
+            Err(open) if open.kind() == ErrorKind::NotFound => return Err(not_created(path, e)),
+            Err(open) => return Err(open.into()),
+        },
+        Err(e) => return Err(not_created(path, e)),
     };
     match file.try_lock() {
         Ok(()) => Ok(DbLock { _file: file }),
@@ -64,6 +69,26 @@ pub(super) fn lock(path: &Path) -> Result<DbLock, ServerError> {
         }
         Err(TryLockError::Error(e)) => Err(e.into()),
     }
+}
+
+/// Why the database file `path` cannot be opened or made (`e`): said of
+/// its directory when that is missing or refuses new files, which the
+/// bare error ("No such file or directory") leaves the operator to guess.
+fn not_created(path: &Path, e: std::io::Error) -> ServerError {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let why = match e.kind() {
+        ErrorKind::NotFound => format!("the directory {} does not exist", dir.display()),
+        ErrorKind::PermissionDenied => format!(
+            "cannot create {} (permission denied in {})",
+            path.display(),
+            dir.display()
+        ),
+        _ => return e.into(),
+    };
+    std::io::Error::new(e.kind(), why).into()
 }
 
 /// The pid of the process holding a `flock` on `file`, from `/proc/locks`.
@@ -136,6 +161,23 @@ mod tests {
 
     use super::super::temp::TempDb;
     use super::*;
+
+    #[test]
+    fn a_file_that_cannot_be_made_names_its_directory_and_why() {
+        let missing = std::env::temp_dir().join(format!("oxo-no-dir-{}", std::process::id()));
+        let e = lock(&missing.join("oxo.db")).unwrap_err().to_string();
+        assert!(
+            e.contains(&missing.display().to_string()) && e.contains("does not exist"),
+            "{e}"
+        );
+        // A directory that refuses new files: not "no such file".
+        let denied = std::io::Error::from(ErrorKind::PermissionDenied);
+        let e = not_created(Path::new("/srv/oxo/oxo.db"), denied).to_string();
+        assert!(
+            e.contains("/srv/oxo") && e.contains("permission denied"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn the_holder_is_found_by_device_and_inode() {
