@@ -28,6 +28,10 @@ const HELLO_STRIKES: u32 = 3;
 /// does not hold the reply longer).
 const SHOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// How often a returning player's table that is changing owner is looked
+/// for again (see [`Client::find_moving`]).
+const MOVING_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
+
 impl Client {
     /// A request before `hello`: `hello` itself, or a strike.
     pub(super) async fn before_hello(&mut self, req: Request) -> Flow {
@@ -123,8 +127,9 @@ impl Client {
                 .collect(),
         });
         // Back in every seat in play: each table sends its state.
+        let until = tokio::time::Instant::now() + self.shared.config.lease_ttl * 2;
         for table_id in tables {
-            if let Ok(handle) = self.find(&table_id).await {
+            if let Some(handle) = self.find_moving(&table_id, until).await {
                 if self.make_room(&table_id).await {
                     self.attached.insert(Arc::clone(&table_id), handle.clone());
                     let _ = handle.send(TableCmd::Attach(Box::new(conn.clone()))).await;
@@ -132,6 +137,31 @@ impl Client {
             }
         }
         Ok(())
+    }
+
+    /// The table `table_id` for a returning player's seat: in a cluster it
+    /// may be changing owner (a failover, a clean stop's hand-over, which
+    /// take about a lease), so it is looked for again until `until`, that
+    /// its state follows the `welcome` as soon as it runs again (a client
+    /// may also `sync` it; see docs/cluster.md). `None` if it is not found.
+    async fn find_moving(
+        &self,
+        table_id: &str,
+        until: tokio::time::Instant,
+    ) -> Option<crate::handle::TableHandle> {
+        loop {
+            match self.find(table_id).await {
+                Ok(handle) => return Some(handle),
+                Err(e)
+                    if e.code == ErrorCode::TableMoving
+                        && tokio::time::Instant::now() < until
+                        && !self.shared.shutdown.is_cancelled() =>
+                {
+                    tokio::time::sleep(MOVING_RETRY).await;
+                }
+                Err(_) => return None,
+            }
+        }
     }
 
     /// The tables where `account` holds a seat in play: those here, and in
