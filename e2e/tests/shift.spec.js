@@ -2,9 +2,11 @@
 // status's second line, the scoreboard's notes and the rest keep their room
 // whether they have words or not, so the board, its cells and the buttons
 // stay under the player's pointer through a whole game with a clock (the
-// friend arriving, moves, the clock ticking, the end, a rematch asked and
-// given, the opponent away). Measured with the browser's Layout
-// Instability API ('layout-shift' entries), on a desktop and a phone.
+// friend arriving while the invite is shown, moves, the clock ticking, the
+// end, a rematch asked and given, the opponent leaving and the invite
+// back, another friend arriving and going away). Measured with the
+// browser's Layout Instability API ('layout-shift' entries), on a desktop
+// and a phone.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, substatus, play } from '../support/game.js';
@@ -54,6 +56,16 @@ for (const width of [1280, 375]) {
     await page.getByRole('button', { name: 'Create a table' }).click();
     await expect(page).toHaveURL(/\/t\/[^/]+$/);
     await expect(status(page)).toHaveText('Waiting for an opponent…');
+    await expect(page.getByRole('textbox', { name: 'Link to this table' })).toBeVisible();
+    // The page has its layout from here: nothing in it moves again, not
+    // even as the invite goes when the friend comes.
+    await takeShifts(page);
+    const seen = [];
+    const check = async (when, pages) => {
+      for (const [who, p] of pages) {
+        for (const s of await takeShifts(p)) seen.push(`${when}, ${who}'s page: ${s}`);
+      }
+    };
 
     const bob = await player('Bob');
     await bob.setViewportSize({ width, height: 900 });
@@ -62,43 +74,54 @@ for (const width of [1280, 375]) {
     await expect(status(page)).toHaveText('Your turn (X)');
     await expect(status(bob)).toHaveText('Waiting for Alice…');
     await expect(page.getByRole('textbox', { name: 'Link to this table' })).toBeHidden();
-    // From here the page has its game layout: nothing in it moves again.
-    await takeShifts(page);
+    await check('the friend arriving', [['Alice', page]]);
+    // Bob's page is new: what it did while loading is not a shift under
+    // anyone's pointer.
     await takeShifts(bob);
-    const seen = [];
-    const check = async (when) => {
-      for (const [who, p] of [['Alice', page], ['Bob', bob]]) {
-        for (const s of await takeShifts(p)) seen.push(`${when}, ${who}'s page: ${s}`);
-      }
-    };
+    const both = [['Alice', page], ['Bob', bob]];
 
     await play(page, 'a1', 'X');
     await play(bob, 'b1', 'O');
     await play(page, 'b2', 'X');
-    await check('moves');
+    await check('moves', both);
     // The clock ticks on Bob's move.
     await expect(substatus(bob)).toHaveText(/^1[0-3] s left for this move/);
-    await check('the clock ticking');
+    await check('the clock ticking', both);
     await play(bob, 'c1', 'O');
     await play(page, 'c3', 'X');
     await expect(status(page)).toHaveText('You win');
     await expect(status(bob)).toHaveText('Alice wins');
-    await check('the end of the round');
+    await check('the end of the round', both);
 
     await bob.getByRole('button', { name: 'Rematch' }).click();
     await expect(substatus(page)).toHaveText('Bob wants a rematch');
     await expect(substatus(bob)).toHaveText('Waiting for Alice to accept the rematch…');
-    await check('a rematch asked');
+    await check('a rematch asked', both);
     await page.getByRole('button', { name: 'Rematch' }).click();
     // The loser starts the next round.
     await expect(status(bob)).toHaveText('Your turn (O)');
     await expect(status(page)).toHaveText('Waiting for Bob…');
-    await check('the rematch');
+    await check('the rematch', both);
 
-    await check('the rematch, Bob');
-    await bob.close();
-    await expect(status(page)).toHaveText(/^Bob is away/);
-    for (const s of await takeShifts(page)) seen.push(`the opponent away, Alice's page: ${s}`);
+    // Bob leaves: Alice's table waits again, the invite back on her page.
+    await bob.locator('#leave').click();
+    await bob.getByRole('button', { name: 'Leave and forfeit?' }).click();
+    await expect(status(page)).toHaveText('You win — Bob left the table');
+    await expect(page.getByRole('textbox', { name: 'Link to this table' })).toBeVisible();
+    await check('the opponent leaving', [['Alice', page]]);
+
+    // Cy takes the seat, then goes away.
+    const cy = await player('Cy');
+    await cy.setViewportSize({ width, height: 900 });
+    await cy.goto(page.url());
+    await expect(status(cy)).toHaveText('Waiting for Alice…');
+    await expect(page.getByRole('textbox', { name: 'Link to this table' })).toBeHidden();
+    await check('a new friend arriving', [['Alice', page]]);
+    await play(page, 'b2', 'X');
+    await cy.close();
+    // Away on their turn: the status says for how long the seat waits.
+    await expect(status(page)).toHaveText(/^Cy is away/);
+    await check('the opponent away', [['Alice', page]]);
     expect(seen, 'elements of the board column that moved').toEqual([]);
   });
 }

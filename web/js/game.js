@@ -96,6 +96,11 @@ export function mountGame(main, { tableId, watch }) {
     send: (text) => presence.request({ type: 'chat', text }),
   });
 
+  // The invite lies over the board, which is empty while the table waits
+  // (or shows the round the last opponent left): the board is where it
+  // will be for the game, and stays there when the friend comes.
+  board.el.append(controls.share);
+
   main.append(
     h('div.game', {},
       h('section.game-main', { 'aria-labelledby': 'game-title' },
@@ -106,7 +111,6 @@ export function mountGame(main, { tableId, watch }) {
         h('h1.visually-hidden', { id: 'game-title' }, 'Game'),
         scores.el,
         h('div.status-box', {}, statusEl, subEl),
-        controls.share,
         board.el,
         h('div.controls', {}, controls.buttons, hints.el),
         controls.nextGame,
@@ -328,6 +332,9 @@ export function mountGame(main, { tableId, watch }) {
     renderBoard(!jump || t.moves.length <= 1);
     moves.render(t, v, departure);
     controls.render(t, v);
+    // Under the invite, the board is out of reach: no cell there to tab to
+    // or to click, hidden as it is.
+    board.grid.inert = !controls.share.hidden;
     // A control that hides while it has the focus (Rematch, once the next
     // round starts; the link's Copy, once the friend came) would drop
     // keyboard users on the page itself, where a screen reader loses its

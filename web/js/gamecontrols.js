@@ -1,7 +1,8 @@
 // @ts-check
 // The game page's controls around the board: Take the seat, Rematch,
-// Forfeit and Leave (or Stop watching) under it; above it, the link to send
-// a friend while we wait for one; against the computer, the next game's
+// Forfeit and Leave (or Stop watching) under it; over it, the link to send
+// a friend while we wait for one (the page lays it over the empty board, so
+// that nothing moves when the friend comes and it goes); against the computer, the next game's
 // level and side with its New game button; and the line on the keyboard.
 //
 // Which of them show follows from the state drawn (`render`). What they do
@@ -31,8 +32,10 @@ export function gameControls({ tableId, presence }) {
   let view = null;
 
   const share = h('div.share', { id: 'share', hidden: true },
-    h('p.share-title', {}, 'Send this link to a friend. They open it and take the other seat.'),
-    shareLink({ path: `/t/${encodeURIComponent(tableId)}`, label: 'Link to this table', copy: 'Copy', kind: 'btn-primary' }),
+    h('div.share-card', {},
+      h('p.share-title', {}, 'Send this link to a friend. They open it and take the other seat.'),
+      shareLink({ path: `/t/${encodeURIComponent(tableId)}`, label: 'Link to this table', copy: 'Copy', kind: 'btn-primary' }),
+    ),
   );
 
   // A spectator at a table with a free seat takes it here.
