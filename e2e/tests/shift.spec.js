@@ -4,19 +4,23 @@
 // stay under the player's pointer through a whole game with a clock (the
 // friend arriving while the invite is shown, moves, the clock ticking, the
 // end, a rematch asked and given, the opponent leaving and the invite
-// back, another friend arriving and going away). Measured with the
-// browser's Layout Instability API ('layout-shift' entries), on a desktop
-// and a phone.
+// back, another friend arriving and going away). On a desktop the column
+// beside the board keeps still too: the move list keeps its room as the
+// solver's verdicts come at the end of a round and go at the next, so the
+// chat under it stays put. Measured with the browser's Layout Instability
+// API ('layout-shift' entries), on a desktop and a phone.
 
 import { test, expect } from '../support/fixtures.js';
 import { status, substatus, play } from '../support/game.js';
 
 /**
  * Runs in the page before its scripts: keeps every layout shift of an
- * element of the board's column (`.game-main`), with or without input
- * just before it, as "element y→y, height h→h".
+ * element inside `watched` (a selector: the board's column, `.game-main`,
+ * and on a desktop the moves and chat beside it, `.game-side`), with or
+ * without input just before it, as "element y→y, height h→h".
+ * @param {string} watched
  */
-function recordShifts() {
+function recordShifts(watched) {
   /** @type {string[]} */
   const shifts = [];
   Object.defineProperty(window, '__shifts', { value: shifts });
@@ -24,7 +28,7 @@ function recordShifts() {
     for (const entry of list.getEntries()) {
       for (const s of entry.sources ?? []) {
         const node = s.node;
-        if (!node || !(node instanceof Element) || !node.closest('.game-main')) continue;
+        if (!node || !(node instanceof Element) || !node.closest(watched)) continue;
         const name = `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ''}.${[...node.classList].join('.')}`;
         const p = s.previousRect;
         const c = s.currentRect;
@@ -48,9 +52,11 @@ async function takeShifts(page) {
 }
 
 for (const width of [1280, 375]) {
+  // On a phone the moves and the chat are under the board, below the fold.
+  const watched = width > 900 ? '.game-main, .game-side' : '.game-main';
   test(`the board column keeps still through a game with a clock at ${width} px`, async ({ page, player }) => {
     await page.setViewportSize({ width, height: 900 });
-    await page.addInitScript(recordShifts);
+    await page.addInitScript(recordShifts, watched);
     await page.goto('/');
     await page.getByRole('radio', { name: '15 s' }).check();
     await page.getByRole('button', { name: 'Create a table' }).click();
@@ -69,7 +75,7 @@ for (const width of [1280, 375]) {
 
     const bob = await player('Bob');
     await bob.setViewportSize({ width, height: 900 });
-    await bob.addInitScript(recordShifts);
+    await bob.addInitScript(recordShifts, watched);
     await bob.goto(page.url());
     await expect(status(page)).toHaveText('Your turn (X)');
     await expect(status(bob)).toHaveText('Waiting for Alice…');
@@ -91,6 +97,8 @@ for (const width of [1280, 375]) {
     await play(page, 'c3', 'X');
     await expect(status(page)).toHaveText('You win');
     await expect(status(bob)).toHaveText('Alice wins');
+    // The solver's verdict on every move, one per line.
+    for (const p of [page, bob]) await expect(p.locator('#moves .verdict')).toHaveCount(5);
     await check('the end of the round', both);
 
     await bob.getByRole('button', { name: 'Rematch' }).click();
@@ -101,6 +109,7 @@ for (const width of [1280, 375]) {
     // The loser starts the next round.
     await expect(status(bob)).toHaveText('Your turn (O)');
     await expect(status(page)).toHaveText('Waiting for Bob…');
+    await expect(page.getByRole('link', { name: 'Replay of round 1' })).toBeVisible();
     await check('the rematch', both);
 
     // Bob leaves: Alice's table waits again, the invite back on her page.
@@ -122,6 +131,6 @@ for (const width of [1280, 375]) {
     // Away on their turn: the status says for how long the seat waits.
     await expect(status(page)).toHaveText(/^Cy is away/);
     await check('the opponent away', [['Alice', page]]);
-    expect(seen, 'elements of the board column that moved').toEqual([]);
+    expect(seen, 'elements of the game page that moved').toEqual([]);
   });
 }

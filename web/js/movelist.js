@@ -37,7 +37,7 @@ export function moveList() {
   // keyboard must reach what it scrolls.
   const list = h('ol.movelist', { id: 'moves', 'aria-label': 'Moves', tabindex: '0' });
   const replayLink = /** @type {HTMLAnchorElement} */ (h('a.btn.btn-small.btn-ghost', { 'data-link': true, hidden: true, id: 'replay-link' }, 'Open replay'));
-  const el = h('section.panel', { 'aria-labelledby': 'h-moves' },
+  const el = h('section.panel.moves-panel', { 'aria-labelledby': 'h-moves' },
     h('div.panel-head', {}, h('h2', { id: 'h-moves' }, 'Moves'), replayLink),
     list,
     earlier,
