@@ -51,6 +51,10 @@ async function takeShifts(page) {
   });
 }
 
+// The friend has a name as wide as names get (24 letters, all W): in the
+// status and the line under it it is cut to keep their lines, not wrapped.
+const BOB = 'W'.repeat(24);
+
 for (const width of [1280, 375]) {
   // On a phone the moves and the chat are under the board, below the fold.
   const watched = width > 900 ? '.game-main, .game-side' : '.game-main';
@@ -73,7 +77,7 @@ for (const width of [1280, 375]) {
       }
     };
 
-    const bob = await player('Bob');
+    const bob = await player(BOB);
     await bob.setViewportSize({ width, height: 900 });
     await bob.addInitScript(recordShifts, watched);
     await bob.goto(page.url());
@@ -84,7 +88,7 @@ for (const width of [1280, 375]) {
     // Bob's page is new: what it did while loading is not a shift under
     // anyone's pointer.
     await takeShifts(bob);
-    const both = [['Alice', page], ['Bob', bob]];
+    const both = [['Alice', page], [BOB, bob]];
 
     await play(page, 'a1', 'X');
     await play(bob, 'b1', 'O');
@@ -102,20 +106,20 @@ for (const width of [1280, 375]) {
     await check('the end of the round', both);
 
     await bob.getByRole('button', { name: 'Rematch' }).click();
-    await expect(substatus(page)).toHaveText('Bob wants a rematch');
+    await expect(substatus(page)).toHaveText(`${BOB} wants a rematch`);
     await expect(substatus(bob)).toHaveText('Waiting for Alice to accept the rematch…');
     await check('a rematch asked', both);
     await page.getByRole('button', { name: 'Rematch' }).click();
     // The loser starts the next round.
     await expect(status(bob)).toHaveText('Your turn (O)');
-    await expect(status(page)).toHaveText('Waiting for Bob…');
+    await expect(status(page)).toHaveText(`Waiting for ${BOB}…`);
     await expect(page.getByRole('link', { name: 'Replay of round 1' })).toBeVisible();
     await check('the rematch', both);
 
     // Bob leaves: Alice's table waits again, the invite back on her page.
     await bob.locator('#leave').click();
     await bob.getByRole('button', { name: 'Leave and forfeit?' }).click();
-    await expect(status(page)).toHaveText('You win — Bob left the table');
+    await expect(status(page)).toHaveText(`You win — ${BOB} left the table`);
     await expect(page.getByRole('textbox', { name: 'Link to this table' })).toBeVisible();
     await check('the opponent leaving', [['Alice', page]]);
 

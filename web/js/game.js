@@ -225,8 +225,9 @@ export function mountGame(main, { tableId, watch }) {
     // Still waiting for its answer: the connection sends it again once up.
     else if (offline && sending) sub = 'Offline — your move goes again once you are back online.';
     else if (offline) sub = 'Offline: reconnecting… Moves can be played again once back online.';
-    statusEl.textContent = line;
-    renderSub(sub, v);
+    const names = [v.seatInfo('X')?.name, v.seatInfo('O')?.name, departure?.name];
+    showNamed(statusEl, line, names);
+    renderSub(sub, v, names);
     const your = table && table.status === 'in_progress' && myTurn() && !sending;
     statusEl.classList.toggle('is-yours', Boolean(your));
     statusEl.dataset.state = table?.status ?? 'connecting';
@@ -240,21 +241,47 @@ export function mountGame(main, { tableId, watch }) {
    * whose move it is (the live region is not told every second).
    * @param {string} sub
    * @param {import('./status.js').View} v
+   * @param {(string | undefined)[]} names the players' names, to cut if need be
    */
-  function renderSub(sub, v) {
+  function renderSub(sub, v, names) {
     const clock = moveClock(v);
     // Empty, it keeps its room (hidden, not removed): the board stays put.
     subEl.dataset.empty = String(!sub);
     if (!clock || !sub.startsWith(clock.text)) {
-      subEl.textContent = sub;
+      showNamed(subEl, sub, names);
       return;
     }
+    subEl.classList.remove('is-named');
     replace(subEl, h('span.clock', { dataset: { urgent: String(clock.urgent) } }, clock.text), sub.slice(clock.text.length));
     const key = `${v.table?.game_id}:${v.table?.moves.length}`;
     if (clock.urgent && myTurn() && urgedFor !== key) {
       urgedFor = key;
       announce(`${clock.seconds} seconds left for your move.`);
     }
+  }
+
+  /**
+   * Shows `text` in `el` (the status or the line under it), with each of
+   * the `names` in it set apart: such a line keeps to one line, its names
+   * cut short (with an ellipsis) as much as it takes, so that a long name
+   * never wraps it onto a line it has no room for, which would move the
+   * board. The scoreboard shows the names whole.
+   * @param {HTMLElement} el
+   * @param {string} text
+   * @param {(string | undefined)[]} names
+   */
+  function showNamed(el, text, names) {
+    const found = [...new Set(names)].filter(/** @returns {n is string} */ (n) => Boolean(n && text.includes(n))).sort((a, b) => b.length - a.length);
+    el.classList.toggle('is-named', found.length > 0);
+    if (!found.length) {
+      el.textContent = text;
+      return;
+    }
+    const escaped = found.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    // A whole name, not letters of a word ("Al" in "Alice").
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'u');
+    const parts = text.split(pattern);
+    replace(el, parts.map((part, i) => (i % 2 ? h('span.who', { title: part }, part) : h('span', {}, part))));
   }
 
   /** @param {boolean} [animate] draw new marks in */
