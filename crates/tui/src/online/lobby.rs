@@ -11,6 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::state::{Held, Online};
+use super::status::longest_name;
 use super::view::{footer, title};
 use crate::text::{self, name_room, truncate};
 
@@ -112,13 +113,7 @@ fn held_row(o: &Online, h: &Held, width: usize) -> String {
             name(Player::O, room)
         )
     };
-    let longest = Player::ALL
-        .into_iter()
-        .filter_map(|p| t.players[p].as_ref())
-        .map(|i| text::width(&i.name))
-        .max()
-        .unwrap_or(0);
-    row(name_room(longest.min(20), |room| {
+    row(name_room(longest_name(t).min(20), |room| {
         fits_row(&row(room), width)
     }))
 }

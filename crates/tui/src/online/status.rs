@@ -73,14 +73,21 @@ fn won(
 pub(super) fn status(o: &Online, t: &TableState, me: Option<Player>, width: usize) -> String {
     let rows = |line: &str| wrap_whole(line, width).len();
     let fewest = rows(&said(o, t, me, text::NAME_MIN));
-    let longest = Player::ALL
+    let room = text::name_room(longest_name(t), |room| {
+        rows(&said(o, t, me, room)) <= fewest
+    });
+    said(o, t, me, room)
+}
+
+/// The width of the longest name seated at `t` (0 with nobody seated):
+/// what cutting names to fit a line starts from.
+pub(super) fn longest_name(t: &TableState) -> usize {
+    Player::ALL
         .into_iter()
         .filter_map(|p| t.players[p].as_ref())
         .map(|i| text::width(&i.name))
         .max()
-        .unwrap_or(0);
-    let room = text::name_room(longest, |room| rows(&said(o, t, me, room)) <= fewest);
-    said(o, t, me, room)
+        .unwrap_or(0)
 }
 
 /// The status line with each name cut to at most `room` columns.
