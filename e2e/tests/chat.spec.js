@@ -16,6 +16,8 @@ async function chatted(page, bob) {
   await say(bob, 'hi Alice');
   await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice']);
   await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice']);
+  // Bob's line is said (the server answered), not only on its way.
+  await expect(bob.locator('#chatlog .is-pending')).toHaveCount(0);
 }
 
 test('after a reload the chat shows what was said, once, and goes on', async ({ page, player }) => {
@@ -113,6 +115,82 @@ test('a server that forgot its chat in a restart leaves what was shown', async (
   await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
   await say(page, 'still here');
   await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'still here']);
+});
+
+test('a line whose answer was lost with the connection is shown once, as said, when the server has it', async ({ page, player }) => {
+  // Bob's socket goes through the test, which lets his next chat line reach
+  // the server but drops what the server sends back, then cuts the socket.
+  let swallow = false;
+  let cut = false;
+  /** @type {import('@playwright/test').WebSocketRoute[]} */
+  const sockets = [];
+  const { bob } = await aliceAndBob(page, player, async (b) => {
+    await b.routeWebSocket(/\/ws$/, (ws) => {
+      if (cut) {
+        ws.close();
+        return;
+      }
+      const server = ws.connectToServer();
+      sockets.push(ws);
+      server.onMessage((m) => {
+        if (!swallow) ws.send(m);
+      });
+    });
+  });
+  await chatted(page, bob);
+
+  swallow = true;
+  await say(bob, 'did you get this?');
+  await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice', 'did you get this?']);
+  cut = true;
+  for (const ws of sockets) await ws.close();
+  await expect(bob.locator('#conn')).toBeVisible();
+  swallow = false;
+  cut = false;
+  await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
+  // The history after the reconnect has the line: it is said, once, and
+  // not "Not sent".
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'did you get this?']);
+  await expect(bob.locator('#chatlog .is-pending, #chatlog .is-failed')).toHaveCount(0);
+  await say(page, 'yes');
+  await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'did you get this?', 'yes']);
+});
+
+test('a line whose answer was lost with the connection, and that the server does not have, is marked not sent', async ({ page, player }) => {
+  // Bob's socket goes through the test, which drops his next chat line and
+  // cuts the socket: the server never had it.
+  let drop = false;
+  let cut = false;
+  /** @type {import('@playwright/test').WebSocketRoute[]} */
+  const sockets = [];
+  const { bob } = await aliceAndBob(page, player, async (b) => {
+    await b.routeWebSocket(/\/ws$/, (ws) => {
+      if (cut) {
+        ws.close();
+        return;
+      }
+      const server = ws.connectToServer();
+      sockets.push(ws);
+      ws.onMessage((m) => {
+        if (drop && JSON.parse(String(m)).type === 'chat') return;
+        server.send(m);
+      });
+    });
+  });
+  await chatted(page, bob);
+
+  drop = true;
+  await say(bob, 'lost line');
+  await expect(bob.locator('#chatlog .is-pending')).toHaveCount(1);
+  cut = true;
+  for (const ws of sockets) await ws.close();
+  await expect(bob.locator('#conn')).toBeVisible();
+  drop = false;
+  cut = false;
+  await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
+  await expect(bob.locator('#chatlog .is-failed')).toContainText('lost line');
+  await expect(bob.locator('#chatlog .is-failed .chat-state')).toContainText('Not sent');
+  await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice']);
 });
 
 test("a line from someone watching is marked so, and a player's is not", async ({ page, player }) => {

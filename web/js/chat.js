@@ -18,7 +18,9 @@
 // "sending…", and the box empties, so that another Enter cannot send it
 // again; the server's `chat` event for it takes its place among the lines
 // said (in the server's order), and a refusal stays on the line, in the
-// server's words ("Not sent: …"). Offline the box takes nothing and says
+// server's words ("Not sent: …"). A line whose answer was lost with the
+// connection waits for the history that follows the reconnect: said if
+// the server has it, else not sent. Offline the box takes nothing and says
 // why: a line queued there would arrive much later, or many times.
 //
 // It owns its elements and the messages it shows, and nothing else: the
@@ -26,7 +28,7 @@
 // connection comes and goes (`setStatus`). Whether the panel shows at all
 // (not in pass and play) is the page's call.
 
-import { conn } from './net.js';
+import { conn, ServerError } from './net.js';
 import { h, revealIn, limitChars } from './dom.js';
 import { MAX_CHAT_CHARS } from './limits.js';
 
@@ -73,9 +75,15 @@ export function chatPanel({ send }) {
   );
 
   /**
+   * A line of ours on its way: its text and its item; `unsure` once its
+   * answer was lost with the connection (why, should the history not have
+   * it).
+   * @typedef {{ text: string, li: HTMLElement, unsure?: string }} Mine
+   */
+  /**
    * Our lines on their way, oldest first, each with its item at the end of
    * the log (after every line said, and before lines that were refused).
-   * @type {{ text: string, li: HTMLElement }[]}
+   * @type {Mine[]}
    */
   const sending = [];
   /** Whether the box had the focus when it went offline. */
@@ -98,6 +106,7 @@ export function chatPanel({ send }) {
     const state = h('span.chat-state', {}, 'sending…');
     li.append(state);
     append(li);
+    /** @type {Mine} */
     const mine = { text, li };
     sending.push(mine);
     send(text).then(() => {
@@ -105,20 +114,48 @@ export function chatPanel({ send }) {
       // is said as sent.
       if (settle(mine)) said(li, { from_id: conn.playerId ?? '', from_name: conn.name ?? '', text });
     }).catch((err) => {
-      if (!settle(mine)) return;
-      li.classList.remove('is-pending');
-      li.classList.add('is-failed');
-      state.textContent = `Not sent: ${err.message}`;
-      // The reason makes the line taller: it stays in view whole (the
-      // log was scrolled to the line when it went out).
-      if (li.isConnected) revealIn(log, li);
+      // Lost with the connection: the server may have said it. The
+      // history that comes after the reconnect tells (`history`).
+      if (err instanceof ServerError && err.code === 'disconnected' && sending.includes(mine)) {
+        mine.unsure = err.message;
+        return;
+      }
+      if (settle(mine)) refused(mine, err.message);
     });
+  }
+
+  /**
+   * Shows our line `mine` (taken off the lines on their way) as not sent,
+   * for `reason`.
+   * @param {Mine} mine
+   * @param {string} reason
+   */
+  function refused({ li }, reason) {
+    li.classList.remove('is-pending');
+    li.classList.add('is-failed');
+    const state = li.querySelector('.chat-state');
+    if (state) state.textContent = `Not sent: ${reason}`;
+    // The reason makes the line taller: it stays in view whole (the log
+    // was scrolled to the line when it went out).
+    if (li.isConnected) revealIn(log, li);
+  }
+
+  /**
+   * Our lines whose answer was lost with the connection and that the
+   * history did not show as said, or that no history can tell about (the
+   * page could not have it): they are not sent.
+   */
+  function refuseUnsure() {
+    for (const mine of sending.filter((m) => m.unsure !== undefined)) {
+      settle(mine);
+      refused(mine, mine.unsure ?? '');
+    }
   }
 
   /**
    * Takes `mine` off the lines on their way; false if it was not there (it
    * was settled already).
-   * @param {{ text: string, li: HTMLElement }} mine
+   * @param {Mine} mine
    */
   function settle(mine) {
     const i = sending.indexOf(mine);
@@ -241,9 +278,10 @@ export function chatPanel({ send }) {
     let common = Math.min(shown.length, messages.length);
     while (common > 0 && !tailStarts(common)) common -= 1;
     for (const m of messages.slice(common)) add(m);
+    refuseUnsure();
   }
 
   setStatus(conn.status);
 
-  return { el, add, history, setStatus };
+  return { el, add, history, noHistory: refuseUnsure, setStatus };
 }

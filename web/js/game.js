@@ -148,10 +148,10 @@ export function mountGame(main, { tableId, watch }) {
    * We have taken our place at the table (on opening, after a reload or a
    * reconnect): the chat so far comes as a `chat_history` event, which
    * replaces what the panel shows. Failing that, the panel keeps what it
-   * has.
+   * has, and our lines lost with the connection show as not sent.
    */
   function askChatHistory() {
-    presence.request({ type: 'chat_history' }).catch(() => {});
+    presence.request({ type: 'chat_history' }).catch(() => chat.noHistory());
   }
 
   /** The table does not exist, or it has closed: the page says so. */
