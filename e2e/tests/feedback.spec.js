@@ -222,6 +222,13 @@ test('a long name without spaces stays inside the status column at every width',
         const r = el.getBoundingClientRect();
         if (el.scrollWidth > el.clientWidth + 1) bad.push(`${el.id} scrolls: ${el.scrollWidth} in ${el.clientWidth}`);
         if (r.left < column.left - 0.5 || r.right > column.right + 0.5) bad.push(`${el.id} outside its column`);
+        // A name cut short ends in the line's one ellipsis, not in its own
+        // followed by the line's ("Waiting for Www… …").
+        for (const who of el.querySelectorAll('.who')) {
+          if (who.scrollWidth > who.clientWidth + 1 && who.nextElementSibling?.textContent.startsWith('…')) {
+            bad.push(`${el.id}: a cut name is followed by a second ellipsis`);
+          }
+        }
       }
       if (document.documentElement.scrollWidth > window.innerWidth) bad.push('the page scrolls sideways');
       return bad;

@@ -281,7 +281,12 @@ export function mountGame(main, { tableId, watch }) {
     // A whole name, not letters of a word ("Al" in "Alice").
     const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'u');
     const parts = text.split(pattern);
-    replace(el, parts.map((part, i) => (i % 2 ? h('span.who', { title: part }, part) : h('span', {}, part))));
+    // An ellipsis right after a name ("Waiting for Alice…") goes with it:
+    // a name cut short then ends in one ellipsis, not two.
+    const trails = (/** @type {number} */ i) => parts[i]?.startsWith('…') ?? false;
+    replace(el, parts.map((part, i) => (i % 2
+      ? h('span.who', { title: part }, part, trails(i + 1) ? '…' : null)
+      : h('span', {}, i > 0 && trails(i) ? part.slice(1) : part))));
   }
 
   /** @param {boolean} [animate] draw new marks in */
