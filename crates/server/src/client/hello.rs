@@ -18,6 +18,7 @@ use crate::conn::Conn;
 use crate::error::ClientError;
 use crate::handle::TableCmd;
 use crate::ids::{hash_token, is_token_shaped, new_id, new_token};
+use crate::log_pace::Pace;
 use crate::store::Write;
 
 /// Messages before `hello` that are tolerated before the connection closes.
@@ -177,7 +178,7 @@ impl Client {
                         }
                     }
                 }
-                Err(e) => tracing::warn!(error = %e, "could not list a player's tables"),
+                Err(e) => store_failed("list a player's tables", &e),
             }
         }
         tables
@@ -216,7 +217,7 @@ impl Client {
             }])
             .await
             .map_err(|e| {
-                tracing::error!(error = %e, "could not store a new player");
+                store_failed("store a new player", &e);
                 ClientError::internal()
             })?;
         Ok((self.shared.accounts.insert(account), token))
@@ -243,7 +244,7 @@ impl Client {
             .player_by_token(hash)
             .await
             .map_err(|e| {
-                tracing::error!(error = %e, "could not look up a token");
+                store_failed("look up a token", &e);
                 ClientError::internal()
             })?
             .ok_or_else(invalid)?;
@@ -282,7 +283,7 @@ impl Client {
             .await;
         if let Err(e) = stored {
             spent.give_back();
-            tracing::error!(error = %e, "could not store a name");
+            store_failed("store a name", &e);
             return Err(ClientError::internal());
         }
         account.set_name(name);
@@ -310,5 +311,14 @@ impl Client {
         // for: its sender is dropped when the command is passed on).
         let _ = tokio::time::timeout(SHOWN_WAIT, futures_util::future::join_all(shown)).await;
         Ok(())
+    }
+}
+
+/// Logs that the store could not do `what` for a `hello` or a rename,
+/// paced: while the database is down every player who comes meets it.
+fn store_failed(what: &str, e: &dyn std::fmt::Display) {
+    static FAILED: Pace = Pace::new();
+    if let Some(skipped) = FAILED.check(Instant::now()) {
+        tracing::error!(error = %e, skipped, "could not {what}");
     }
 }

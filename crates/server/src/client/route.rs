@@ -26,6 +26,7 @@ use crate::error::ClientError;
 use crate::handle::{IsMember, TableCmd, TableHandle, TableReq, TableRequest};
 use crate::ids::new_id;
 use crate::live::LiveStatus;
+use crate::log_pace::Pace;
 use crate::table;
 
 impl Client {
@@ -333,7 +334,11 @@ impl Client {
             Ok(Some(_)) => Err(ClientError::table_moved()),
             Ok(None) => Err(ClientError::no_such_table()),
             Err(e) => {
-                tracing::warn!(error = %e, "could not look up a table's node");
+                // Paced: while the database is down every request meets it.
+                static FAILED: Pace = Pace::new();
+                if let Some(skipped) = FAILED.check(std::time::Instant::now()) {
+                    tracing::warn!(error = %e, skipped, "could not look up a table's node");
+                }
                 Err(ClientError::table_moved())
             }
         }

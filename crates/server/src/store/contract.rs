@@ -34,6 +34,7 @@ use oxo_protocol::{GameRecord, GameSummary};
 use super::rows::{GamesQuery, LeaderRow, PlayerRow, SavedTable, TableRow, Write};
 use crate::error::ServerError;
 use crate::ids::{TokenHash, now_ms};
+use crate::log_pace::Pace;
 
 /// `/healthz`'s probe of `store`: a write of the health row, which must be
 /// durable within `limit`.
@@ -284,7 +285,11 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
             match self.seats_in_play(player).await {
                 Ok(tables) => tables.iter().filter(|t| t.as_str() != except).count() >= max,
                 Err(e) => {
-                    tracing::warn!(error = %e, "could not count a player's seats");
+                    // Paced: while the database is down every join meets it.
+                    static FAILED: Pace = Pace::new();
+                    if let Some(skipped) = FAILED.check(std::time::Instant::now()) {
+                        tracing::warn!(error = %e, skipped, "could not count a player's seats");
+                    }
                     false
                 }
             }
