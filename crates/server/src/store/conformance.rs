@@ -406,3 +406,63 @@ async fn a_tables_latest_chat_comes_back_with_it_and_goes_when_it_closes() {
         store.close().await;
     }
 }
+
+#[tokio::test]
+async fn the_request_ids_of_a_tables_earlier_rounds_come_back_with_it() {
+    use super::rows::EarlierMove;
+    for store in stores() {
+        // Table t1 in round 2 (game 100), after round 1 (game 1: X played
+        // b2 with request id 7, then O forfeited); table t2 in round 1.
+        let mut writes = table_with_a_move(1);
+        let Some(Write::Table(row)) = writes.pop() else {
+            unreachable!("the fixture ends with its table");
+        };
+        writes.push(forfeit(1, 5));
+        let Some(Write::GameStart(start)) =
+            finished_game(100, "x1", "o1", true, 0).drain(..1).next()
+        else {
+            unreachable!("a finished game starts");
+        };
+        writes.push(Write::GameStart(Box::new(GameStart {
+            table_id: "t1".into(),
+            round: 2,
+            ..*start
+        })));
+        writes.push(Write::Move(NewMove {
+            game: 100,
+            ply: 1,
+            player: Player::X,
+            cell: Square::A1,
+            at_ms: 6,
+            req_id: Some(8),
+        }));
+        writes.push(Write::Table(Box::new(TableRow {
+            round: 2,
+            game: Some(100),
+            ..*row
+        })));
+        writes.extend(table_with_a_move(2));
+        store.commit(writes).await.unwrap();
+
+        let saved = store.unfinished_tables().unwrap();
+        let t1 = saved.iter().find(|t| &*t.row.id == "t1").unwrap();
+        assert_eq!(
+            t1.earlier,
+            [EarlierMove {
+                game_id: "g1".into(),
+                ply: 1,
+                player: Player::X,
+                cell: Square::B2,
+                req_id: 7,
+            }],
+            "{store:?}"
+        );
+        assert_eq!(
+            t1.game.as_ref().unwrap().accepted,
+            [(Player::X, 8, Square::A1)]
+        );
+        let t2 = saved.iter().find(|t| &*t.row.id == "t2").unwrap();
+        assert_eq!(t2.earlier, [], "{store:?}");
+        store.close().await;
+    }
+}

@@ -22,7 +22,8 @@ use oxo_protocol::{ChatLine, GameId, GameRecord, GameSummary, RecordedMove, Tabl
 use super::contract::{Store, StoreFuture};
 use super::replay::saved_game;
 use super::rows::{
-    CHAT_KEPT, GameRow, GamesQuery, MoveRow, PLAYER_SCAN, PlayerRow, SavedTable, TableRow, Write,
+    CHAT_KEPT, EARLIER_ROUNDS, EarlierMove, GameRow, GamesQuery, MoveRow, PLAYER_SCAN, PlayerRow,
+    SavedTable, TableRow, Write,
 };
 use crate::error::ServerError;
 use crate::ids::TokenHash;
@@ -214,8 +215,39 @@ impl Data {
                 .range((row.seq, i64::MIN)..=(row.seq, i64::MAX))
                 .map(|(&(_, n), line)| (n, line.clone()))
                 .collect(),
+            earlier: self.earlier_moves(row),
             epoch: 0,
         })
+    }
+
+    /// The moves with a request id of `row`'s rounds before its current
+    /// one (the last [`EARLIER_ROUNDS`]), oldest first, as SQL reads them.
+    fn earlier_moves(&self, row: &TableRow) -> Vec<EarlierMove> {
+        let mut games: Vec<&GameRow> = self
+            .games
+            .values()
+            .map(|g| &g.row)
+            .filter(|g| {
+                *g.start.table_id == *row.id
+                    && g.start.round < row.round
+                    && g.start.round + EARLIER_ROUNDS >= row.round
+            })
+            .collect();
+        games.sort_by_key(|g| g.start.round);
+        games
+            .into_iter()
+            .flat_map(|g| {
+                self.moves_of(g.start.seq).filter_map(|(key, m)| {
+                    self.req_ids.get(key).map(|&req_id| EarlierMove {
+                        game_id: Arc::clone(&g.start.id),
+                        ply: m.ply,
+                        player: m.player,
+                        cell: m.cell,
+                        req_id,
+                    })
+                })
+            })
+            .collect()
     }
 }
 

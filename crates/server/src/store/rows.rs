@@ -250,9 +250,31 @@ pub(crate) struct SavedTable {
     pub(crate) game: Option<SavedGame>,
     /// The table's latest chat messages with their numbers, oldest first.
     pub(crate) chat: Vec<(i64, ChatLine)>,
+    /// The moves with a request id of the table's rounds before its
+    /// current one (at most [`EARLIER_ROUNDS`] of them), oldest first: a
+    /// retry of one, naming its round, is still answered after a restart.
+    pub(crate) earlier: Vec<EarlierMove>,
     /// The lease epoch this server holds the table under (see
     /// [`Write::Fence`]); 0 for a store one server owns alone.
     pub(crate) epoch: i64,
+}
+
+/// How many rounds before a table's current one are read back for their
+/// moves' request ids: enough for the moves the table remembers (a round
+/// that has any has at least one).
+pub(crate) const EARLIER_ROUNDS: u32 = 32;
+
+/// A move with a request id, of a table's earlier round, read back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct EarlierMove {
+    /// Its round's game id.
+    pub(crate) game_id: Arc<str>,
+    /// Its move number in that round, from 1.
+    pub(crate) ply: u32,
+    pub(crate) player: Player,
+    pub(crate) cell: Square,
+    /// Its request id, stored bit for bit.
+    pub(crate) req_id: u64,
 }
 
 /// The current round of a saved table.

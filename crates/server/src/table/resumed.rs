@@ -14,7 +14,7 @@ use super::actor::Table;
 use super::chat_log::ChatLog;
 use super::env::Env;
 use super::rules::recover::{Saved, SavedRound};
-use super::rules::{GameKey, Rules};
+use super::rules::{Accepted, GameKey, Rules};
 use crate::accounts::{Account, Accounts};
 use crate::handle::{TABLE_QUEUE, TableCmd, TableHandle};
 use crate::ids::{now_ms, seed};
@@ -88,6 +88,11 @@ fn rebuild(
     let row = saved.row;
     let epoch = saved.epoch;
     let chat = ChatLog::restored(saved.chat);
+    let earlier = saved
+        .earlier
+        .into_iter()
+        .map(|m| Accepted::read_back(m.game_id.into(), m.ply, m.player, m.cell, m.req_id))
+        .collect();
     let players = ByPlayer::new_with(|p| {
         accounts[p]
             .as_ref()
@@ -101,6 +106,7 @@ fn rebuild(
         round: row.round,
         scores: row.scores,
         rematch: row.rematch,
+        earlier,
         away_left: ByPlayer::new_with(|p| {
             row.away_until_ms[p].map(|until| {
                 Duration::from_millis(u64::try_from(until.saturating_sub(at.wall_ms)).unwrap_or(0))

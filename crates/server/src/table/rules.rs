@@ -31,7 +31,7 @@ pub(crate) const REMEMBERED_MOVES: usize = 32;
 /// An accepted move with a request id: a retry of it is answered, never
 /// applied again (see [`Rules::retry_of`]).
 #[derive(Clone, Debug)]
-struct Accepted {
+pub(crate) struct Accepted {
     seat: Player,
     req: u64,
     cell: Square,
@@ -39,6 +39,27 @@ struct Accepted {
     ply: u32,
     /// The connection it came on (0 for moves read back on start).
     conn: u64,
+}
+
+impl Accepted {
+    /// A move read back from the store: move `ply` of round `game_id`,
+    /// `cell` for `seat`, with request id `req`.
+    pub(crate) const fn read_back(
+        game_id: GameId,
+        ply: u32,
+        seat: Player,
+        cell: Square,
+        req: u64,
+    ) -> Accepted {
+        Accepted {
+            seat,
+            req,
+            cell,
+            game_id,
+            ply,
+            conn: 0,
+        }
+    }
 }
 
 /// A move asked for by a seated player.

@@ -322,3 +322,50 @@ async fn the_chat_so_far_survives_a_restart() {
     crate::chat::the_chat_so_far_goes_on(&mut x, &table).await;
     server.stop().await;
 }
+
+/// A retry of a move from an earlier round, naming its round, is
+/// recognised after a restart too: the table remembers its last accepted
+/// moves across rounds, and a restart does not make it forget those of
+/// the rounds before the current one.
+#[tokio::test]
+async fn a_retry_of_an_earlier_rounds_move_is_recognised_after_a_restart() {
+    let db = TempDb::new("retry-earlier");
+    let cfg = || db.config();
+    let server = Server::with(cfg()).await;
+    let (mut x, mut o, table) = pair(&server, json!({"starter":"x"})).await;
+    let first = json!({"type":"move","id":7,"table_id":table,"cell":"a1"});
+    x.send(first).await;
+    let reply = x.until("ok").await;
+    let round1 = reply["game_id"].clone();
+    o.until("table").await;
+    o.ok(json!({"type":"forfeit","table_id":table})).await;
+    x.ok(json!({"type":"rematch","table_id":table})).await;
+    o.ok(json!({"type":"rematch","table_id":table})).await;
+    x.table_until(|t| t.round == 2 && t.status == TableStatus::InProgress)
+        .await;
+    let xt = x.token.clone();
+    server.stop().await;
+    drop((x, o));
+
+    let server = Server::with(cfg()).await;
+    let (mut x, _) = server.resume(&xt).await;
+    x.table_until(|t| t.round == 2).await;
+    x.send(json!({"type":"move","id":7,"table_id":table,"cell":"a1","game_id":round1}))
+        .await;
+    let reply = loop {
+        let v = x.recv().await;
+        if v["id"] == 7 {
+            break v;
+        }
+    };
+    assert_eq!(reply["type"], "ok", "{reply}");
+    assert_eq!(reply["game_id"], round1, "{reply}");
+    assert_eq!(reply["ply"], 1, "{reply}");
+    // Nothing was played in round 2.
+    let (events, _) = x.request(json!({"type":"sync","table_id":table})).await;
+    assert_eq!(
+        crate::common::last_table(&events).unwrap().board,
+        "........."
+    );
+    server.stop().await;
+}

@@ -27,6 +27,7 @@
 //! key in the database when the node starts. Nodes never collide (the low
 //! bits differ), and a restarted node never repeats a key.
 
+mod earlier;
 mod error;
 mod lease;
 mod reads;

@@ -311,6 +311,7 @@ async fn load_in(
         moves.entry(r.get(0)).or_default().push(r);
     }
     let mut chat = chat_of(client, &seqs).await?;
+    let mut earlier = super::earlier::of_tables(client, &seqs).await?;
     let mut out = Vec::with_capacity(tables.len());
     for row in &tables {
         let seq: i64 = row.get(0);
@@ -318,6 +319,7 @@ async fn load_in(
         match table(row, epoch, &players, &games, &moves) {
             Ok(t) => out.push(SavedTable {
                 chat: chat.remove(&seq).unwrap_or_default(),
+                earlier: earlier.remove(&seq).unwrap_or_default(),
                 ..t
             }),
             Err(error) => {
@@ -436,6 +438,7 @@ fn table(
         players: seated,
         game,
         chat: Vec::new(),
+        earlier: Vec::new(),
         epoch,
     })
 }

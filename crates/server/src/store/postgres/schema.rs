@@ -126,6 +126,9 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX games_x ON games (x_id, ended_ms, seq) WHERE ended_ms IS NOT NULL;
     CREATE INDEX games_o ON games (o_id, ended_ms, seq) WHERE ended_ms IS NOT NULL;
     ",
+    // 7: a table's games by round, for the request ids of an open table's
+    // earlier rounds (as SQLite's migration 9).
+    "CREATE INDEX games_table ON games (table_id, round);",
 ];
 
 /// The newest schema version this build knows.

@@ -37,6 +37,7 @@
 //! - `error`: SQLite's failures, told in a line.
 
 mod chat;
+mod earlier;
 mod error;
 mod lock;
 mod reads;

@@ -10,12 +10,13 @@
 //! resume, and the skipped row stays in the database as it was, for a
 //! person to look at.
 //!
-//! # Five queries, not six per table
+//! # Six queries, not seven per table
 //!
 //! The open tables, their players, their current games, those games'
-//! moves and the tables' chat are read with one query each and joined
-//! here, so start-up with thousands of unfinished tables costs five
-//! statements rather than tens of thousands of point queries. Start-up first reads the open tables' rows
+//! moves, the tables' chat and the request ids of their earlier rounds
+//! are read with one query each and joined here, so start-up with
+//! thousands of unfinished tables costs six statements rather than tens of
+//! thousands of point queries. Start-up first reads the open tables' rows
 //! alone ([`load_open_rows`]), to list them before the server listens; the
 //! other queries follow in the background, a batch of tables at a time, or
 //! for one table that is asked for first ([`Scope::Keys`]).
@@ -171,6 +172,7 @@ pub(super) fn load_open_tables(
     }
     let players = seated_players(conn, scope)?;
     let mut chat = super::chat::of_open_tables(conn, scope)?;
+    let mut earlier = super::earlier::of_open_tables(conn, scope)?;
     let mut out = Recovered::new();
     for OpenTable { seq, id, raw } in tables {
         let rebuilt = raw
@@ -178,6 +180,7 @@ pub(super) fn load_open_tables(
             .and_then(|raw| rebuild(seq, raw, &players, &games, &mut moves))
             .map(|table| SavedTable {
                 chat: chat.remove(&seq).unwrap_or_default(),
+                earlier: earlier.remove(&seq).unwrap_or_default(),
                 ..table
             });
         out.push(seq, id, rebuilt);
@@ -186,7 +189,7 @@ pub(super) fn load_open_tables(
 }
 
 /// The open tables' rows, checked, without their players or games: the
-/// first of [`load_open_tables`]' five queries.
+/// first of [`load_open_tables`]' six queries.
 ///
 /// # Errors
 ///
@@ -361,6 +364,7 @@ fn rebuild(
         players,
         game,
         chat: Vec::new(),
+        earlier: Vec::new(),
         epoch: 0,
     })
 }

@@ -25,6 +25,9 @@ pub(crate) struct Saved {
     pub(crate) away_left: ByPlayer<Option<Duration>>,
     /// At a finished round: the seats that asked for another.
     pub(crate) rematch: ByPlayer<bool>,
+    /// The moves with a request id of the rounds before `game`, oldest
+    /// first: a retry of one is still answered.
+    pub(crate) earlier: Vec<Accepted>,
 }
 
 /// A saved table's current (or last) round.
@@ -138,18 +141,16 @@ impl Rules {
             .into_iter()
             .filter_map(|p| s.human(p).and_then(|h| h.grace_until));
         s.close_at = Some(graces.max().unwrap_or(now + grace));
+        // The earlier rounds' moves first, then the current round's: the
+        // latest are remembered.
+        for a in saved.earlier {
+            rules.remember(a);
+        }
         if let Some(g) = saved.game {
             for (seat, req, cell) in g.accepted {
                 let ply = g.game.moves().iter().position(|&m| m == cell);
                 if let Some(ply) = ply.and_then(|p| u32::try_from(p + 1).ok()) {
-                    rules.remember(Accepted {
-                        seat,
-                        req,
-                        cell,
-                        game_id: g.key.id.clone(),
-                        ply,
-                        conn: 0,
-                    });
+                    rules.remember(Accepted::read_back(g.key.id.clone(), ply, seat, cell, req));
                 }
             }
         }

@@ -185,6 +185,7 @@ fn saved(status: TableStatus, moves: &[Square]) -> Saved {
         }),
         away_left: ByPlayer::default(),
         rematch: ByPlayer::default(),
+        earlier: Vec::new(),
     }
 }
 
