@@ -25,7 +25,7 @@
 
 import { conn, OFFLINE_MESSAGE } from './net.js';
 import { toast } from './dom.js';
-import { navigate } from './router.js';
+import { navigate, markLeft } from './router.js';
 import { forget, setSteppedAway, stepAway, stepAwayOnStart, show } from './session.js';
 import { tellLeft, onLeftElsewhere } from './tabs.js';
 import { createBotTable } from './botgame.js';
@@ -173,6 +173,7 @@ export class Presence {
       this.gone = true;
       this.role = null;
       forget(this.tableId);
+      markLeft();
       navigate('/');
     }
     try {
@@ -188,6 +189,7 @@ export class Presence {
       return;
     }
     this.left();
+    markLeft();
     navigate('/');
   }
 

@@ -34,6 +34,24 @@ export function navigate(path, { replace = false } = {}) {
 
 window.addEventListener('popstate', notify);
 
+/**
+ * Marks the page shown now, a table's, as one the player left (a seat given
+ * up, or watching stopped): coming back to it through the browser's history
+ * (Back, Forward) shows the table to watch. Opening a table's page seats us
+ * at a free seat (the friend link), and a Back after Leave is not a wish to
+ * play there again: the page offers "Take the seat" for that.
+ */
+export function markLeft() {
+  const state = window.history.state;
+  window.history.replaceState({ ...(state && typeof state === 'object' ? state : {}), left: true }, '');
+}
+
+/** Whether the page shown now is one the player left (see `markLeft`). */
+function leftHere() {
+  const state = window.history.state;
+  return Boolean(state && typeof state === 'object' && state.left === true);
+}
+
 // Same-origin links marked `data-link` navigate in place.
 document.addEventListener('click', (ev) => {
   if (ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
@@ -60,7 +78,7 @@ export function currentRoute() {
   const params = new URLSearchParams(window.location.search);
   let m = path.match(/^\/t\/([^/]+)\/?$/);
   let id = m ? decoded(m[1]) : null;
-  if (id !== null) return { page: 'game', tableId: id, watch: params.has('watch') };
+  if (id !== null) return { page: 'game', tableId: id, watch: params.has('watch') || leftHere() };
   m = path.match(/^\/games\/([^/]+)\/?$/);
   id = m ? decoded(m[1]) : null;
   if (id !== null) {
