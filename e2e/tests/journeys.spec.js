@@ -50,3 +50,22 @@ test("the browser's Back button after a spectator stopped watching does not seat
   await expect(cy.getByRole('button', { name: 'Take the seat' })).toBeVisible();
   await expect(status(page)).toHaveText('You win — Bob left the table');
 });
+
+test('a spectator of a table that closes sees it closed: nobody waits at its seats, and the chat takes no more lines', async ({ page, player }) => {
+  const { bob, link } = await aliceAndBob(page, player);
+  const cy = await player('Cy');
+  await cy.goto(link);
+  await expect(status(cy)).toHaveText('Alice (X) to move');
+  await page.getByRole('button', { name: 'Leave' }).click();
+  await page.getByRole('button', { name: 'Leave and forfeit?' }).click();
+  await expect(status(bob)).toHaveText('You win — Alice left the table');
+  await bob.getByRole('button', { name: 'Leave' }).click();
+  await expect(bob).toHaveURL(/\/$/);
+
+  await expect(status(cy)).toHaveText('This table is closed.');
+  await expect(cy.locator('.scoreboard .player-sub')).toHaveText(['', '']);
+  const box = cy.getByRole('textbox', { name: 'Chat message' });
+  await expect(box).toBeDisabled();
+  await expect(cy.locator('#chat-closed')).toHaveText('This table has closed: its chat is over.');
+  await expect(cy.getByRole('button', { name: 'Take the seat' })).toBeHidden();
+});

@@ -65,6 +65,9 @@ export function chatPanel({ send }) {
   // Offline: the box is disabled, and this says why (the box points to it).
   const offline = h('p.chat-hint.chat-offline', { id: 'chat-offline', hidden: true },
     "Offline — chat comes back when you're connected.");
+  // The table closed: nobody is there to read a line any more.
+  const closedNote = h('p.chat-hint.chat-closed', { id: 'chat-closed', hidden: true },
+    'This table has closed: its chat is over.');
   const form = h('form.chat-form', { onsubmit: submit }, input, sendButton);
   const el = h('section.panel.chat', { 'aria-labelledby': 'h-chat' },
     h('h2', { id: 'h-chat' }, 'Chat'),
@@ -72,6 +75,7 @@ export function chatPanel({ send }) {
     form,
     hint,
     offline,
+    closedNote,
   );
 
   /**
@@ -238,25 +242,44 @@ export function chatPanel({ send }) {
     said(waiting?.li ?? line(msg.from_name, msg.text, mine, msg.watching), msg);
   }
 
+  /** Whether the connection is down (`setStatus`). */
+  let isOffline = false;
+  /** Whether the table has closed (`setClosed`). */
+  let isClosed = false;
+
   /**
    * The connection's status: offline, the box takes nothing and says why.
    * @param {import('./net.js').Status} status
    */
   function setStatus(status) {
-    const off = status === 'offline';
+    isOffline = status === 'offline';
+    showAvailable();
+  }
+
+  /**
+   * The table has closed (`closed`): the box takes nothing more, for good,
+   * and says why.
+   * @param {boolean} closed
+   */
+  function setClosed(closed) {
+    isClosed = closed;
+    showAvailable();
+  }
+
+  /** Disables the box while it can take nothing, saying why. */
+  function showAvailable() {
+    const off = isOffline || isClosed;
+    offline.hidden = !(isOffline && !isClosed);
+    closedNote.hidden = !isClosed;
+    if (off) input.setAttribute('aria-describedby', isClosed ? 'chat-closed' : 'chat-offline');
+    else input.removeAttribute('aria-describedby');
     if (off === input.disabled) return;
     // Back online, the box the player was typing in has the focus again.
     const refocus = !off && typing;
     typing = off && document.activeElement === input;
     input.disabled = off;
     sendButton.disabled = off;
-    offline.hidden = !off;
-    if (off) {
-      input.setAttribute('aria-describedby', 'chat-offline');
-      hint.hidden = true;
-    } else {
-      input.removeAttribute('aria-describedby');
-    }
+    if (off) hint.hidden = true;
     if (refocus) input.focus();
   }
 
@@ -283,5 +306,5 @@ export function chatPanel({ send }) {
 
   setStatus(conn.status);
 
-  return { el, add, history, noHistory: refuseUnsure, setStatus };
+  return { el, add, history, noHistory: refuseUnsure, setStatus, setClosed };
 }

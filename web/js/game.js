@@ -374,6 +374,7 @@ export function mountGame(main, { tableId, watch }) {
     if (focused instanceof HTMLElement && main.contains(focused) && focused.closest('[hidden]')) board.focus();
     // Pass and play is one screen: a chat there has nobody to talk to.
     chat.el.hidden = v.isPass();
+    chat.setClosed(t.status === 'closed');
     document.body.classList.toggle('is-spectator', v.seats.length === 0);
     const line = renderStatus();
     const said = announcement(line);

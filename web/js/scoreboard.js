@@ -63,7 +63,8 @@ export function scoreboard() {
       if (p && !p.bot && !p.connected) bits.push('away');
       // A bot always wants a rematch: saying so is noise.
       if (p?.wants_rematch && !p.bot && table.status === 'round_over') bits.push('wants a rematch');
-      if (!p) bits.push('waiting');
+      // A closed table has nobody waiting at its open seats.
+      if (!p && table.status !== 'closed') bits.push('waiting');
       card.sub.textContent = bits.join(' · ');
       const score = seat === 'X' ? table.scores.x : table.scores.o;
       card.score.textContent = String(score);
