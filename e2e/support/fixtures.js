@@ -71,9 +71,12 @@ async function presetName(context, name) {
 }
 
 export const test = base.extend({
+  /** More flags of the worker's `oxo serve`: `test.use({ serverArgs: [...] })` in a spec. */
+  serverArgs: [[], { scope: 'worker', option: true }],
+
   server: [
-    async ({}, use, workerInfo) => {
-      const server = await startServer(`server-worker-${workerInfo.workerIndex}`, workerInfo.parallelIndex);
+    async ({ serverArgs }, use, workerInfo) => {
+      const server = await startServer(`server-worker-${workerInfo.workerIndex}`, workerInfo.parallelIndex, serverArgs);
       await use(server);
       await server.stop();
     },

@@ -23,11 +23,13 @@ const START_TIMEOUT_MS = 20_000;
 const PORT_BASE = process.env.OXO_E2E_PORT ? Number(process.env.OXO_E2E_PORT) : null;
 
 /**
- * Starts a server; `index` picks its port within OXO_E2E_PORT's range.
+ * Starts a server; `index` picks its port within OXO_E2E_PORT's range;
+ * `args` are more flags of `oxo serve` (e.g. a short reconnect grace).
  * @param {string} label
  * @param {number} index
+ * @param {string[]} args
  */
-export async function startServer(label = 'server', index = 0) {
+export async function startServer(label = 'server', index = 0, args = []) {
   if (PORT_BASE !== null && !(Number.isInteger(PORT_BASE) && PORT_BASE > 0 && PORT_BASE + index < 65536)) {
     throw new Error(`OXO_E2E_PORT=${process.env.OXO_E2E_PORT} is not a port: give a whole number from 1 to 65535`);
   }
@@ -37,7 +39,7 @@ export async function startServer(label = 'server', index = 0) {
   }
   const dir = mkdtempSync(join(tmpdir(), 'oxo-e2e-'));
   const db = join(dir, 'oxo.db');
-  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--db', db, '--new-players-per-minute', '600'], {
+  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--db', db, '--new-players-per-minute', '600', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });

@@ -97,11 +97,13 @@ export class Presence {
     if (conn.status !== 'online' || this.gone) return;
     // Shown again: the page no longer steps away when the round starts.
     setSteppedAway(this.tableId, false);
-    const seatedBefore = (conn.welcome?.tables ?? []).includes(this.tableId) || this.role === 'player';
+    const listed = (conn.welcome?.tables ?? []).includes(this.tableId);
     try {
-      if (seatedBefore) {
+      if (listed) {
         await this.request({ type: 'join_table' });
         this.role = 'player';
+      } else if (this.role === 'player') {
+        await this.comeBack();
       } else if (this.watch || this.role === 'spectator') {
         await this.watchTable();
       } else {
@@ -130,6 +132,25 @@ export class Presence {
     // Any request about the table brings a connection that stepped away back.
     setSteppedAway(this.tableId, false);
     if (!this.gone) this.onAttached();
+  }
+
+  /**
+   * Back after a reconnect at a table where we held a seat that `welcome`
+   * does not list: a finished round's seat (not listed, but still ours),
+   * or one given up while we were away (past a second reconnect grace
+   * after the round we lost by not coming back). The second must not be
+   * taken again as if nothing happened, starting a round at once: we watch
+   * the table, showing that round's result, and say so (the seat is there
+   * to take again).
+   */
+  async comeBack() {
+    // Told as a spectator, the table's state without us is no sign of a
+    // seat given up in another tab.
+    this.role = 'spectator';
+    await this.watchTable();
+    if (this.role === 'spectator') {
+      toast('You were away too long: your seat was given up. You are watching this table.');
+    }
   }
 
   async watchTable() {
