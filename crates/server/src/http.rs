@@ -225,7 +225,10 @@ pub(crate) async fn games(
         .as_ref()
         .is_some_and(|p| p.is_empty() || p.len() > 64)
     {
-        return Err(ApiError::BadRequest("player must be a player id".into()));
+        return Err(ApiError::BadRequest(format!(
+            "player must be a player id (1 to 64 characters, as players.x.id in a table state), not {}",
+            sent(player.as_deref().unwrap_or_default())
+        )));
     }
     let query = GamesQuery {
         player,

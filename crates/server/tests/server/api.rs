@@ -120,6 +120,14 @@ async fn records_logs_and_lists_of_games() {
             "{bad}"
         );
     }
+    // A player id that cannot be one says what was sent and what is accepted.
+    for bad in [String::new(), "p".repeat(65)] {
+        let (status, body) = server.get_json(&format!("/api/games?player={bad}")).await;
+        assert_eq!(status, 400, "{bad}");
+        let error = body["error"].as_str().expect("an error");
+        assert!(error.contains("1 to 64 characters"), "{error}");
+        assert!(error.contains(&format!("\"{bad:.40}")), "{error}");
+    }
     // A huge value is not echoed back whole.
     let (status, body) = server
         .get(&format!("/api/games?limit={}", "9".repeat(6_000)))
