@@ -121,3 +121,38 @@ fn request_ids_above_two_to_the_53_are_unreadable() {
         None
     );
 }
+
+/// The example table state in docs/protocol.md ("The table state") reads as
+/// a [`oxo_protocol::TableState`] and agrees with itself, as a client author
+/// who copies it would expect: a clock shown only with a per-move limit,
+/// `move_number` the length of `moves`, and a board that is those moves.
+#[test]
+fn the_documented_table_state_example_is_a_consistent_state() {
+    let doc = include_str!("../../../docs/protocol.md");
+    let section = doc
+        .split("## The table state")
+        .nth(1)
+        .expect("the doc has a table state section");
+    let json = section
+        .split("```json")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the section opens with a JSON example");
+    let state: oxo_protocol::TableState =
+        serde_json::from_str(json).expect("the example is a table state");
+    assert_eq!(
+        state.time_left_ms.is_some(),
+        state.options.move_time_ms.is_some(),
+        "time_left_ms comes only with options.move_time_ms"
+    );
+    assert_eq!(state.move_number as usize, state.moves.len());
+    let first = state.first.expect("a round in progress has a first mover");
+    let mut board = ['.'; 9];
+    let mut mover = first;
+    for square in &state.moves {
+        board[usize::from(*square as u8)] = if mover == Player::X { 'X' } else { 'O' };
+        mover = !mover;
+    }
+    assert_eq!(state.board, board.iter().collect::<String>());
+    assert_eq!(state.turn, Some(mover));
+}
