@@ -9,7 +9,8 @@
 //! size limit, bad UTF-8) with more behind it, or requests pipelined after
 //! the last one answered. So a socket dropped with bytes waiting is
 //! handed to a task that sends the end of the stream, then reads and drops
-//! what comes until the client closes too, for at most [`DRAIN`].
+//! what comes until the client closes too, for at most [`DRAIN`] and
+//! [`DRAIN_BYTES`].
 //!
 //! A socket dropped with nothing waiting (the usual end) costs one
 //! non-blocking peek.
@@ -26,6 +27,14 @@ use tokio::net::TcpStream;
 /// How long a socket dropped with bytes waiting is read for, at most:
 /// the same second the WebSocket layer waits for a client's close frame.
 pub(crate) const DRAIN: Duration = Duration::from_secs(1);
+
+/// How many bytes a drain reads at most: the burst of a connection's
+/// default byte rate (1 MiB, `Config::read_limit`). The socket is read
+/// below that rate's throttle, so without a cap a client that streams as
+/// fast as it can while it is let go would have the server read (and
+/// drop) gigabytes in that second; one whose sends outrun the cap is
+/// flooding, and gets the reset it asked for.
+pub(crate) const DRAIN_BYTES: usize = 1 << 20;
 
 /// A TCP stream that is drained, not reset, when dropped with unread
 /// bytes (see the module's docs).
@@ -72,12 +81,19 @@ fn unread(tcp: &TcpStream) -> bool {
 }
 
 /// Ends the server's side of the stream, then reads what the client still
-/// sends until it closes its side, for at most [`DRAIN`].
+/// sends until it closes its side, for at most [`DRAIN`] and
+/// [`DRAIN_BYTES`].
 async fn drain(mut tcp: TcpStream) {
     let _ = tokio::time::timeout(DRAIN, async {
         let _ = tcp.shutdown().await;
         let mut buf = [0; 2048];
-        while matches!(tcp.read(&mut buf).await, Ok(n) if n > 0) {}
+        let mut left = DRAIN_BYTES;
+        while let Ok(n @ 1..) = tcp.read(&mut buf).await {
+            left = left.saturating_sub(n);
+            if left == 0 {
+                break;
+            }
+        }
     })
     .await;
 }
@@ -168,6 +184,28 @@ mod tests {
         let read = client.read_to_end(&mut got).await;
         assert!(read.is_ok(), "{read:?}");
         assert_eq!(got, b"bye");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_streams_while_let_go_is_read_no_more_than_the_drain_allows() {
+        let (mut client, server) = pair().await;
+        client.write_all(b"unread").await.expect("send");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        drop(Linger::new(server));
+        // The client sends as fast as it can while the server drains: the
+        // server stops reading (and the client's sends fail) once it has
+        // read its allowance, not after a whole second of a flood.
+        let chunk = vec![7; 64 * 1024];
+        let mut sent = 0usize;
+        let start = tokio::time::Instant::now();
+        while start.elapsed() < 2 * DRAIN {
+            match tokio::time::timeout(DRAIN, client.write_all(&chunk)).await {
+                Ok(Ok(())) => sent += chunk.len(),
+                Ok(Err(_)) | Err(_) => break,
+            }
+        }
+        // What the kernel's buffers hold comes on top of the allowance.
+        assert!(sent < DRAIN_BYTES + 32 * 1024 * 1024, "{sent} bytes taken");
     }
 
     #[tokio::test]
