@@ -103,6 +103,40 @@ async fn the_event_comes_before_the_ok_and_carries_everything() {
     server.stop().await;
 }
 
+/// A new spectator at a quiet table is counted in a state the players get
+/// at once, not a second later (docs/protocol.md, `watch_table`); and a
+/// spectator coming and going in a loop still sends them no more than
+/// about one state a second.
+#[tokio::test]
+async fn the_players_see_a_new_spectator_at_once_and_a_loop_of_them_at_a_pace() {
+    let server = Server::start().await;
+    let (mut x, _o, table) = pair(&server, json!({})).await;
+    let mut watcher = server.client("Wanda").await;
+    let start = Instant::now();
+    watcher
+        .ok(json!({"type":"watch_table","table_id":table}))
+        .await;
+    x.table_until(|t| t.spectators == 1).await;
+    let waited = start.elapsed();
+    assert!(
+        waited < Duration::from_millis(500),
+        "the count came after {waited:?}"
+    );
+    for _ in 0..20 {
+        watcher
+            .ok(json!({"type":"leave_table","table_id":table}))
+            .await;
+        watcher
+            .ok(json!({"type":"watch_table","table_id":table}))
+            .await;
+    }
+    let heard = x.ok(json!({"type":"sync","table_id":table})).await;
+    let states = heard.iter().filter(|e| e["type"] == "table").count() - 1;
+    assert!(states < 10, "40 comings and goings sent {states} states");
+    x.table_until(|t| t.spectators == 1).await;
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_spectator_sees_every_move() {
     let server = Server::start().await;

@@ -162,12 +162,21 @@ impl Table {
         true
     }
 
-    /// The number of spectators changed: it goes out with the next state,
-    /// at the latest after [`SPECTATORS_DEBOUNCE`].
+    /// The number of spectators changed: it goes out at once after a
+    /// quiet spell (the timers fire right after the command, so the
+    /// requester's reply comes first), else with the next state, at the
+    /// latest [`SPECTATORS_DEBOUNCE`] after the last change shown: paced
+    /// like the seats' presence (see [`super::presence`]), so a spectator
+    /// coming and going in a loop sends the others a state a second.
     pub(super) fn spectators_changed(&mut self) {
         self.lobby_dirty = true;
         if self.spectators_due.is_none() {
-            self.spectators_due = Some(Instant::now() + SPECTATORS_DEBOUNCE);
+            let now = Instant::now();
+            self.spectators_due = Some(if self.presence.show(now) {
+                now
+            } else {
+                self.presence.show_by().unwrap_or(now + SPECTATORS_DEBOUNCE)
+            });
         }
     }
 
