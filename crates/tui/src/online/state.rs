@@ -334,12 +334,19 @@ impl Online {
 
     /// Leaves table `id` for the lobby: the server is told, and the
     /// table's later states are ignored.
-    /// A closed table is not told: it takes no more requests.
+    /// A closed table is not told: it takes no more requests. While the
+    /// connection is down nothing is sent, and the table stays shown.
     fn leave(&mut self, id: TableId) {
         let closed = self
             .table
             .as_ref()
             .is_some_and(|t| t.id == id && t.status == TableStatus::Closed);
+        if !closed && !self.connected {
+            // The seat stays held until the server hears of it: the
+            // table stays shown, as after any request not sent.
+            self.message = NOT_SENT.to_owned();
+            return;
+        }
         if !closed {
             self.ask(ClientMsg::LeaveTable {
                 table_id: id.clone(),

@@ -195,3 +195,43 @@ fn a_table_held_says_whose_move_it_is_and_a_move_there_is_told() {
     table_msg(&mut o, &mine_playing("h1", 4));
     assert_eq!(o.message, "Your move at your other table vs Bob");
 }
+
+#[test]
+fn leaving_while_disconnected_stays_at_the_table_and_says_it_was_not_sent() {
+    // In a round: Esc twice, as the keys ask when connected.
+    let (mut o, mut rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    press(&mut o, "\u{1b}\u{1b}");
+    assert!(sent(&mut rx).is_empty());
+    assert_eq!(
+        o.table.as_ref().map(|t| t.id.as_str()),
+        Some("t1"),
+        "the seat is still held: the table stays shown"
+    );
+    assert!(
+        o.message.starts_with("Not sent: not connected"),
+        "{}",
+        o.message
+    );
+    // Waiting for an opponent: one Esc.
+    let (mut o, mut rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &mine_waiting("t2"));
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    press(&mut o, "\u{1b}");
+    assert!(sent(&mut rx).is_empty());
+    assert!(o.table.is_some(), "still at the table");
+    assert!(o.message.starts_with("Not sent"), "{}", o.message);
+    // Back, Esc leaves.
+    welcome(&mut o);
+    press(&mut o, "\u{1b}");
+    assert_eq!(
+        sent(&mut rx),
+        [ClientMsg::LeaveTable {
+            table_id: "t2".into()
+        }]
+    );
+    assert!(o.table.is_none());
+}
