@@ -33,6 +33,7 @@ mod link;
 mod lobby;
 mod names;
 mod net;
+mod seat;
 mod state;
 mod status;
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! is stay.
 
 use oxo_core::{Bitboard, Board, Player, Square};
-use oxo_protocol::{PlayerInfo, TableState, TableStatus};
+use oxo_protocol::{TableState, TableStatus};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
@@ -21,6 +21,7 @@ use super::help::render_help;
 use super::keys::key_rows;
 use super::link::{LinkRows, link_rows};
 use super::lobby::render_lobby;
+use super::seat::player_rows;
 use super::state::{Online, has_free_seat};
 use super::status::status;
 use crate::app::{MIN_HEIGHT, MIN_WIDTH};
@@ -341,82 +342,11 @@ fn info_rows(o: &Online, width: u16) -> u16 {
         let me = o.my_seat();
         let rows: usize = Player::ALL
             .into_iter()
-            .map(|p| player_line(o, t, p, width))
-            .chain([status(o, t, me, width)])
-            .map(|line| wrap_whole(&line, width).len())
+            .map(|p| player_rows(o, t, p, width).len())
+            .chain([wrap_whole(&status(o, t, me, width), width).len()])
             .sum();
         u16::try_from(rows).unwrap_or(u16::MAX)
     })
-}
-
-/// With fewer columns than this left for the name, "away" takes its short
-/// form ("(away 19 s)").
-const NAME_ROOMY: usize = 8;
-
-/// The row of seat `p` of `t` in `width` columns: its mark, [`info`] and
-/// its wins; the name is cut (with `…`) so that the row fits when it can.
-fn player_line(o: &Online, t: &TableState, p: Player, width: usize) -> String {
-    let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let wins = t.scores.wins(p);
-    let fixed = text::width(&format!("{p}   {wins}"));
-    let mut info = info(
-        t.players[p].as_ref(),
-        o.my_seat() == Some(p),
-        elapsed,
-        false,
-    );
-    if width.saturating_sub(fixed + text::width(&info.rest))
-        < NAME_ROOMY.min(text::width(&info.name))
-    {
-        info = self::info(t.players[p].as_ref(), o.my_seat() == Some(p), elapsed, true);
-    }
-    let room = width
-        .saturating_sub(fixed + text::width(&info.rest))
-        .max(text::NAME_MIN);
-    format!("{p} {}{}  {wins}", truncate(&info.name, room), info.rest)
-}
-
-/// A seat's words: the name, and what follows it.
-struct SeatInfo {
-    name: String,
-    rest: String,
-}
-
-/// A seat's line: the player's name (and "(you)" for mine), whether away
-/// (with the time left to come back, counted down from the state's
-/// arrival `elapsed` ms ago; `short`: "(away 19 s)") and whether asking
-/// for a rematch.
-fn info(p: Option<&PlayerInfo>, mine: bool, elapsed: u64, short: bool) -> SeatInfo {
-    let Some(i) = p else {
-        return SeatInfo {
-            name: "(free seat)".to_owned(),
-            rest: String::new(),
-        };
-    };
-    let mut rest = String::new();
-    if mine {
-        rest.push_str(" (you)");
-    }
-    if !i.connected {
-        match i.grace_left_ms {
-            Some(ms) => {
-                let secs = ms.saturating_sub(elapsed).div_ceil(1000);
-                rest.push_str(&if short {
-                    format!(" (away {secs} s)")
-                } else {
-                    format!(" (away: {secs} s to come back)")
-                });
-            }
-            None => rest.push_str(" (away)"),
-        }
-    }
-    if i.wants_rematch {
-        rest.push_str(" wants a rematch");
-    }
-    SeatInfo {
-        name: truncate(&i.name, 24),
-        rest,
-    }
 }
 
 /// The lines beside (or under) the board, in rows of `area`'s width,
@@ -432,11 +362,11 @@ fn game(o: &Online, t: &TableState, area: Rect, lines: &mut Vec<(u8, Vec<Line<'s
     };
     let me = o.my_seat();
     for p in Player::ALL {
-        let line = player_line(o, t, p, width);
+        let rows = player_rows(o, t, p, width);
         // My own row gives way before my opponent's (whether they are
         // away, say), with the draws.
         let keep = if me == Some(p) { 3 } else { 2 };
-        lines.push((keep, wrapped(&line)));
+        lines.push((keep, rows.into_iter().map(Line::from).collect()));
     }
     // On one row, else the draws and the round on a row each (never a
     // number cut from its word).

@@ -334,3 +334,29 @@ fn what_a_long_named_opponent_did_reads_whole_at_the_smallest_size() {
         assert!(flat.contains("left the table: you win"), "{screen}");
     }
 }
+
+#[test]
+fn at_40x14_a_seat_row_that_does_not_fit_keeps_its_words_whole() {
+    let (mut o, _rx) = online();
+    let mut over = won(&mut o);
+    if let Some(bob) = over.players.o.as_mut() {
+        bob.name = "Bobby".into();
+        bob.wants_rematch = true;
+    }
+    table_msg(&mut o, &over);
+    let (_, screen) = draw(&o, 40, 14);
+    assert!(screen.contains("wants a rematch"), "{screen}");
+    assert!(
+        screen.contains("O Bobby  0"),
+        "the name is not cut when the row wraps anyway\n{screen}"
+    );
+    if let Some(bob) = over.players.o.as_mut() {
+        bob.wants_rematch = false;
+        bob.connected = false;
+        bob.grace_left_ms = Some(19_000);
+    }
+    table_msg(&mut o, &over);
+    let (_, screen) = draw(&o, 40, 14);
+    assert!(screen.contains("(away 19 s)"), "{screen}");
+    assert!(screen.contains("O Bobby  0"), "{screen}");
+}
