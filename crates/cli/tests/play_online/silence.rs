@@ -62,3 +62,35 @@ async fn a_server_that_stops_answering_is_noticed_within_seconds() {
     tmux.wait_for("back online again", |s| s.contains("· online"));
     common::stop(server).await;
 }
+
+#[tokio::test]
+async fn a_first_connection_that_hangs_says_where_it_is_connecting_meanwhile() {
+    let dir = common::TempDir::new("online_connecting");
+    // Takes connections (the kernel completes them) and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let addr = silent.local_addr().expect("its address");
+    let script = format!(
+        "OXO_CONFIG_DIR='{}' '{OXO}' play --server http://{addr}; echo EXIT=$?; sleep 60",
+        dir.join("cfg").display()
+    );
+    let Some(tmux) = Tmux::start_command("online_connecting", 64, 22, &["sh", "-c", &script])
+    else {
+        return;
+    };
+    // Said long before the reply's 10 s run out.
+    let start = std::time::Instant::now();
+    let screen = tmux.wait_for("the notice", |s| {
+        s.contains(&format!("Connecting to http://{addr}…")) || s.contains("EXIT=")
+    });
+    assert!(!screen.contains("EXIT="), "{screen}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    // Then the one line saying why, and exit status 1, as before.
+    let screen = tmux.wait_for("the end", |s| s.contains("EXIT="));
+    assert!(screen.contains("no reply from the server"), "{screen}");
+    assert!(screen.contains("EXIT=1"), "{screen}");
+    drop(silent);
+}

@@ -45,6 +45,14 @@ mod view;
 /// news while no key arrives.
 const TICK: Duration = Duration::from_millis(100);
 
+/// How long the first connection may take before the game says where it
+/// is connecting (on the normal screen, before the game takes it over).
+const CONNECTING_NOTICE: Duration = Duration::from_millis(500);
+
+/// How long the game waits for the first connection's outcome in all
+/// (the connection itself gives up sooner, saying why).
+const FIRST_REPLY: Duration = Duration::from_secs(15);
+
 /// Plays online at `address` as `name` until the player quits. Without a
 /// name, a player the server knows keeps theirs, and a new one goes by a
 /// friendly name picked once and remembered ("Keen Otter", see `names`).
@@ -69,10 +77,19 @@ pub fn run_online(address: Address, name: Option<String>) -> io::Result<()> {
     let network = std::thread::Builder::new()
         .name("oxo-online".into())
         .spawn(move || runtime.block_on(net::run(net_address, name, ask_rx, news_tx)))?;
+    let url = address.http_url();
     let mut online = Online::new(address, ask_tx);
     // Connect before taking over the terminal: a server that cannot be
-    // reached is one clear line on the normal screen.
-    match news_rx.recv_timeout(Duration::from_secs(15)) {
+    // reached is one clear line on the normal screen. One slow to answer
+    // is said meanwhile, so that the screen is not blank for seconds.
+    let first = match news_rx.recv_timeout(CONNECTING_NOTICE) {
+        Err(std_mpsc::RecvTimeoutError::Timeout) => {
+            eprintln!("Connecting to {url}…");
+            news_rx.recv_timeout(FIRST_REPLY.saturating_sub(CONNECTING_NOTICE))
+        }
+        got => got,
+    };
+    match first {
         Ok(first) => online.news(first),
         Err(_) => return Err(io::Error::other("the server did not answer in 15 s")),
     }
