@@ -73,6 +73,10 @@ pub(crate) struct Online {
     /// lobby) until it shows: meanwhile no other table's state opens (the
     /// server sends the states of seats held elsewhere too, first).
     wanted: Option<TableId>,
+    /// A table asked for with `c`, `p` or `1`-`4` has not shown yet:
+    /// those keys create no other meanwhile (a second press would make a
+    /// table never shown, its seat held).
+    creating: bool,
     /// Tables left: their late states (the server's last `table` event
     /// comes after the leave) do not open them again, until asked for
     /// again from the lobby. At most [`LEFT_KEPT`].
@@ -111,6 +115,7 @@ impl Online {
             clock: 0,
             running: true,
             armed: None,
+            creating: false,
             left: Vec::new(),
             size: None,
             help: false,
@@ -190,6 +195,7 @@ impl Online {
                 tables,
             } => {
                 self.connected = true;
+                self.creating = false;
                 // Back at a table after a reconnect, a short word: in a
                 // small terminal a long one would hide the players' rows
                 // (the title says where and as whom when it shows).
@@ -204,13 +210,17 @@ impl Online {
             }
             News::Reconnecting(said) => {
                 self.connected = false;
+                self.creating = false;
                 self.message = said;
             }
             News::Failed(why) => {
                 self.failed = Some(why);
                 self.running = false;
             }
-            News::Refused(why) => self.message = why,
+            News::Refused(why) => {
+                self.creating = false;
+                self.message = why;
+            }
             News::Slow(true) => self.message = WAITING.to_owned(),
             News::Slow(false) => {
                 if self.message == WAITING {
@@ -276,6 +286,7 @@ impl Online {
                             None => {}
                         }
                         self.wanted = None;
+                        self.creating = false;
                         self.show(Some(table.id.clone()));
                     }
                 }

@@ -62,6 +62,10 @@ impl Online {
     }
 
     fn create(&mut self, public: bool, bot: Option<BotLevel>) {
+        if self.creating {
+            self.message = "Your new table is being created…".to_owned();
+            return;
+        }
         // The new table's id comes after its first state: any table
         // (not left) opens.
         self.wanted = None;
@@ -77,6 +81,8 @@ impl Online {
             ..TableOptions::default()
         };
         self.ask(ClientMsg::CreateTable { options });
+        // Not sent while disconnected: nothing to wait for.
+        self.creating = self.connected;
     }
 
     /// Says what `s` and `t` chose: the keys row shows it too, but not in

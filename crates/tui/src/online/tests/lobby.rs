@@ -213,3 +213,36 @@ fn a_lobby_row_with_long_names_keeps_both_players_and_the_status() {
         assert!(row.contains("playing"), "{width}: {row}\n{screen}");
     }
 }
+
+#[test]
+fn a_key_pressed_twice_before_the_new_table_shows_creates_one_table() {
+    use super::{press, sent, state, table_msg, welcome};
+    use oxo_protocol::{ClientMsg, TableStatus};
+    let (mut o, mut rx) = online();
+    welcome(&mut o);
+    // c, then c and 1 again before the new table's state came.
+    press(&mut o, "cc1p");
+    let created = sent(&mut rx);
+    assert_eq!(created.len(), 1, "{created:?}");
+    assert!(matches!(created[0], ClientMsg::CreateTable { .. }));
+    assert!(o.message.contains("being created"), "{}", o.message);
+    // It shows; back in the lobby, c creates again.
+    let mut new = state("n1", "me");
+    new.status = TableStatus::Waiting;
+    new.players.o = None;
+    table_msg(&mut o, &new);
+    assert!(o.table.is_some());
+    press(&mut o, "\u{1b}");
+    sent(&mut rx);
+    press(&mut o, "c");
+    assert_eq!(sent(&mut rx).len(), 1);
+    // A refusal (too many tables, say) lets it be asked again.
+    o.news(News::Refused("You hold seats at 10 tables".into()));
+    press(&mut o, "c");
+    assert_eq!(sent(&mut rx).len(), 1);
+    // So does a dropped connection, once back.
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    welcome(&mut o);
+    press(&mut o, "c");
+    assert_eq!(sent(&mut rx).len(), 1);
+}

@@ -111,8 +111,16 @@ fn the_lobby_keys_join_watch_and_create() {
             table_id: "t1".into()
         }]
     );
-    press(&mut o, "stt3p");
-    let created = sent(&mut rx);
+    press(&mut o, "stt3");
+    // The bot's table shows; back in the lobby, p makes a private one.
+    let mut table = state("b1", "me");
+    table.players.o = None;
+    o.news(News::Message(Box::new(ServerMsg::Table { table })));
+    press(&mut o, "\u{1b}\u{1b}p");
+    let created: Vec<ClientMsg> = sent(&mut rx)
+        .into_iter()
+        .filter(|m| matches!(m, ClientMsg::CreateTable { .. }))
+        .collect();
     let [
         ClientMsg::CreateTable { options: bot },
         ClientMsg::CreateTable { options: private },
