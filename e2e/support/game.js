@@ -138,17 +138,33 @@ export async function homeWithBobsTable(page, player) {
  * Routes the page's WebSocket through the test, so that the test can cut
  * the connection: `await net.cut()` closes it and refuses new ones until
  * `net.restore()`. Call before the page opens its socket.
+ *
+ * `toServer(msg, page)` and `toPage(msg)`, if given, see each frame on its
+ * way (parsed) and return true to keep it from going on; `toServer` may
+ * answer the page itself with `page.send(...)`.
+ * @param {import('@playwright/test').Page} page
+ * @param {{
+ *   toServer?: (msg: any, page: import('@playwright/test').WebSocketRoute) => boolean,
+ *   toPage?: (msg: any) => boolean,
+ * }} [filters]
  */
-export async function cuttableSocket(page) {
+export async function cuttableSocket(page, { toServer, toPage } = {}) {
   let cut = false;
+  /** @type {import('@playwright/test').WebSocketRoute[]} */
   const sockets = [];
   await page.routeWebSocket(/\/ws$/, (ws) => {
     if (cut) {
       ws.close();
       return;
     }
-    ws.connectToServer();
+    const server = ws.connectToServer();
     sockets.push(ws);
+    if (toServer) ws.onMessage((m) => {
+      if (!toServer(JSON.parse(String(m)), ws)) server.send(m);
+    });
+    if (toPage) server.onMessage((m) => {
+      if (!toPage(JSON.parse(String(m)))) ws.send(m);
+    });
   });
   return {
     async cut() {

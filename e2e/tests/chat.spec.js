@@ -82,36 +82,25 @@ test('after a dropped connection the chat doubles nothing and catches up', async
 test('a server that forgot its chat in a restart leaves what was shown', async ({ page, player }) => {
   // Bob's socket goes through the test, which can cut it and then answer
   // `chat_history` as a server that has just restarted would: empty.
-  let cut = false;
   let forgetful = false;
-  /** @type {import('@playwright/test').WebSocketRoute[]} */
-  const sockets = [];
+  /** @type {Awaited<ReturnType<typeof cuttableSocket>> | null} */
+  let net = null;
   const { bob } = await aliceAndBob(page, player, async (b) => {
-    await b.routeWebSocket(/\/ws$/, (ws) => {
-      if (cut) {
-        ws.close();
-        return;
-      }
-      const server = ws.connectToServer();
-      sockets.push(ws);
-      ws.onMessage((m) => {
-        const msg = JSON.parse(String(m));
-        if (forgetful && msg.type === 'chat_history') {
-          ws.send(JSON.stringify({ type: 'chat_history', table_id: msg.table_id, messages: [] }));
-          ws.send(JSON.stringify({ type: 'ok', id: msg.id, table_id: msg.table_id }));
-          return;
-        }
-        server.send(m);
-      });
+    net = await cuttableSocket(b, {
+      toServer: (msg, ws) => {
+        if (!forgetful || msg.type !== 'chat_history') return false;
+        ws.send(JSON.stringify({ type: 'chat_history', table_id: msg.table_id, messages: [] }));
+        ws.send(JSON.stringify({ type: 'ok', id: msg.id, table_id: msg.table_id }));
+        return true;
+      },
     });
   });
   await chatted(page, bob);
 
-  cut = true;
-  for (const ws of sockets) await ws.close();
+  await net.cut();
   await expect(bob.locator('#conn')).toBeVisible();
   forgetful = true;
-  cut = false;
+  net.restore();
   await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
   await say(page, 'still here');
   await expect(chatLines(bob)).toHaveText(['hi Bob', 'hi Alice', 'still here']);
@@ -121,32 +110,20 @@ test('a line whose answer was lost with the connection is shown once, as said, w
   // Bob's socket goes through the test, which lets his next chat line reach
   // the server but drops what the server sends back, then cuts the socket.
   let swallow = false;
-  let cut = false;
-  /** @type {import('@playwright/test').WebSocketRoute[]} */
-  const sockets = [];
+  /** @type {Awaited<ReturnType<typeof cuttableSocket>> | null} */
+  let net = null;
   const { bob } = await aliceAndBob(page, player, async (b) => {
-    await b.routeWebSocket(/\/ws$/, (ws) => {
-      if (cut) {
-        ws.close();
-        return;
-      }
-      const server = ws.connectToServer();
-      sockets.push(ws);
-      server.onMessage((m) => {
-        if (!swallow) ws.send(m);
-      });
-    });
+    net = await cuttableSocket(b, { toPage: () => swallow });
   });
   await chatted(page, bob);
 
   swallow = true;
   await say(bob, 'did you get this?');
   await expect(chatLines(page)).toHaveText(['hi Bob', 'hi Alice', 'did you get this?']);
-  cut = true;
-  for (const ws of sockets) await ws.close();
+  await net.cut();
   await expect(bob.locator('#conn')).toBeVisible();
   swallow = false;
-  cut = false;
+  net.restore();
   await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
   // The history after the reconnect has the line: it is said, once, and
   // not "Not sent".
@@ -160,33 +137,20 @@ test('a line whose answer was lost with the connection, and that the server does
   // Bob's socket goes through the test, which drops his next chat line and
   // cuts the socket: the server never had it.
   let drop = false;
-  let cut = false;
-  /** @type {import('@playwright/test').WebSocketRoute[]} */
-  const sockets = [];
+  /** @type {Awaited<ReturnType<typeof cuttableSocket>> | null} */
+  let net = null;
   const { bob } = await aliceAndBob(page, player, async (b) => {
-    await b.routeWebSocket(/\/ws$/, (ws) => {
-      if (cut) {
-        ws.close();
-        return;
-      }
-      const server = ws.connectToServer();
-      sockets.push(ws);
-      ws.onMessage((m) => {
-        if (drop && JSON.parse(String(m)).type === 'chat') return;
-        server.send(m);
-      });
-    });
+    net = await cuttableSocket(b, { toServer: (msg) => drop && msg.type === 'chat' });
   });
   await chatted(page, bob);
 
   drop = true;
   await say(bob, 'lost line');
   await expect(bob.locator('#chatlog .is-pending')).toHaveCount(1);
-  cut = true;
-  for (const ws of sockets) await ws.close();
+  await net.cut();
   await expect(bob.locator('#conn')).toBeVisible();
   drop = false;
-  cut = false;
+  net.restore();
   await expect(bob.locator('#conn')).toBeHidden({ timeout: 15_000 });
   await expect(bob.locator('#chatlog .is-failed')).toContainText('lost line');
   await expect(bob.locator('#chatlog .is-failed .chat-state')).toContainText('Not sent');
