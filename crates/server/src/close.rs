@@ -22,8 +22,10 @@ pub(crate) const TOO_BIG: u16 = 1009;
 /// Try again later: the server is full, or (cluster) a table is reloading.
 pub(crate) const TRY_AGAIN: u16 = 1013;
 
-/// The reason closed with [`INVALID_DATA`].
-pub(crate) const NOT_UTF8: &str = "text frames must be valid UTF-8";
+/// The reason closed with [`INVALID_DATA`]. The WebSocket layer reports a
+/// text frame and a close frame's reason that are not UTF-8 alike, so the
+/// reason names both.
+pub(crate) const NOT_UTF8: &str = "text frames and close reasons must be valid UTF-8";
 
 /// The reason closed with [`TOO_BIG`], whichever check found the message
 /// over `max` bytes (the server's own, or the WebSocket layer's).

@@ -254,7 +254,10 @@ async fn text_frames_of_invalid_utf8_close_1007() {
             let (code, reason) = raw.close_frame().await;
             assert_eq!(code, 1007, "{bad:?}");
             // Says what is accepted, not the decoder's garbled bytes.
-            assert_eq!(reason, "text frames must be valid UTF-8", "{bad:?}");
+            assert_eq!(
+                reason, "text frames and close reasons must be valid UTF-8",
+                "{bad:?}"
+            );
         }
         // Split across fragments: each valid on its own byte boundary, the
         // whole not.
@@ -267,6 +270,25 @@ async fn text_frames_of_invalid_utf8_close_1007() {
     .await;
     assert_eq!(closes(server, 1007).await, 5 * runs);
     owned.stop().await;
+}
+
+/// A close frame whose reason is not UTF-8 is refused with 1007 too, and
+/// the reason says so: the client's text frames were fine, so a reason
+/// that blamed them would send its author looking in the wrong place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_close_frame_whose_reason_is_not_utf8_is_told_so() {
+    let server = Server::start().await;
+    let mut raw = RawWs::connect(&server).await;
+    raw.frame(true, 0x1, br#"{"type":"hello","version":1}"#)
+        .await;
+    raw.frame(true, 0x8, b"\x03\xe8bye \xff").await;
+    let (code, reason) = raw.close_frame().await;
+    assert_eq!(code, 1007, "{reason}");
+    assert_eq!(
+        reason, "text frames and close reasons must be valid UTF-8",
+        "names both places UTF-8 is required"
+    );
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
