@@ -133,9 +133,10 @@ pub(super) async fn game_record(
 }
 
 /// `GET /api/games?player=&limit=`: finished games, newest first, that
-/// `query` lists, looking at the newest [`PLAYER_SCAN`] at most: of all
-/// games, or with a player, of that player's (through the indexes
-/// `games_x` and `games_o`, migration 6).
+/// `query` lists, looking at the newest [`PLAYER_SCAN`] at most: of the
+/// public games and the asker's own (through the indexes `games_public`,
+/// migration 8, `games_x` and `games_o`, migration 6), or with a player, of
+/// that player's.
 pub(super) async fn recent_games(
     client: &impl GenericClient,
     query: &GamesQuery,
@@ -178,17 +179,27 @@ pub(super) async fn listed_rows(
     const COLUMNS: &str = "id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public, seq";
     let scan = i64::from(PLAYER_SCAN);
     let rows = match &query.player {
-        // The newest finished games, walked down `games_ended` and
-        // filtered as they come: the database stops after `limit` listed
-        // games (the rule of `GamesQuery::lists` for no player).
+        // The newest finished games of public tables, walked down
+        // `games_public`, and the asker's own at private tables, walked down
+        // `games_x` and `games_o` (the rule of `GamesQuery::lists` for no
+        // player): the private games of others are never walked. Without
+        // an asker the last two find nothing.
         None => client
             .query(
                 &format!(
                     "SELECT {COLUMNS} FROM (
-                         SELECT {COLUMNS} FROM games
-                         WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC, seq DESC LIMIT $1
-                     ) AS newest
-                     WHERE public OR x_id = $2 OR o_id = $2
+                         (SELECT {COLUMNS} FROM games
+                          WHERE ended_ms IS NOT NULL AND public
+                          ORDER BY ended_ms DESC, seq DESC LIMIT $1)
+                         UNION ALL
+                         (SELECT {COLUMNS} FROM games
+                          WHERE x_id = $2 AND ended_ms IS NOT NULL AND NOT public
+                          ORDER BY ended_ms DESC, seq DESC LIMIT $1)
+                         UNION ALL
+                         (SELECT {COLUMNS} FROM games
+                          WHERE o_id = $2 AND x_id <> $2 AND ended_ms IS NOT NULL AND NOT public
+                          ORDER BY ended_ms DESC, seq DESC LIMIT $1)
+                     ) AS listed
                      ORDER BY ended_ms DESC, seq DESC LIMIT $3"
                 ),
                 &[&scan, &query.asker, &i64::from(query.limit)],

@@ -129,6 +129,9 @@ const MIGRATIONS: &[&str] = &[
     // 7: a table's games by round, for the request ids of an open table's
     // earlier rounds (as SQLite's migration 9).
     "CREATE INDEX games_table ON games (table_id, round);",
+    // 8: the finished games of public tables, newest first, for everyone's
+    // `GET /api/games` (as SQLite's migration 10).
+    "CREATE INDEX games_public ON games (ended_ms, seq) WHERE ended_ms IS NOT NULL AND public;",
 ];
 
 /// The newest schema version this build knows.

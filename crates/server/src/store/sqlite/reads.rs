@@ -113,18 +113,35 @@ pub(super) fn recent_games(
 ) -> Result<Vec<GameSummary>, ServerError> {
     const COLUMNS: &str = "id, x_id, x_name, o_id, o_name, outcome, moves, ended_ms, public, seq";
     let mut stmt;
-    let mut rows = match &query.player {
-        None => {
+    let mut rows = match (&query.player, &query.asker) {
+        // The public games only, on their own index: the private ones are
+        // never walked.
+        (None, None) => {
             stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM games
-                 WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC, seq DESC LIMIT ?1"
+                "SELECT {COLUMNS} FROM games WHERE ended_ms IS NOT NULL AND public = 1
+                 ORDER BY ended_ms DESC, seq DESC LIMIT ?1"
             ))?;
             stmt.query(params![PLAYER_SCAN])?
+        }
+        // The public games, and the asker's own at private tables (as X,
+        // then as O against someone else), merged as below.
+        (None, Some(asker)) => {
+            stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM games WHERE ended_ms IS NOT NULL AND public = 1
+                 UNION ALL
+                 SELECT {COLUMNS} FROM games WHERE x_id = ?2 AND ended_ms IS NOT NULL
+                     AND public = 0
+                 UNION ALL
+                 SELECT {COLUMNS} FROM games
+                 WHERE o_id = ?2 AND x_id <> ?2 AND ended_ms IS NOT NULL AND public = 0
+                 ORDER BY ended_ms DESC, seq DESC LIMIT ?1"
+            ))?;
+            stmt.query(params![PLAYER_SCAN, asker])?
         }
         // Each arm walks its index backwards and SQLite merges the two
         // (`MERGE (UNION ALL)`): no sort, and the walk stops when we do. A
         // game against oneself would be in both; the second arm skips it.
-        Some(player) => {
+        (Some(player), _) => {
             stmt = conn.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM games WHERE x_id = ?2 AND ended_ms IS NOT NULL
                  UNION ALL
@@ -168,20 +185,21 @@ mod tests {
     use super::super::schema::migrate;
     use super::*;
 
-    /// A migrated in-memory database holding `others` finished public games
-    /// between other players (ended at 1000 ms and later), then finished
-    /// games of `p`: g-old (ended at 1 ms, p playing X) and g-private (at
-    /// 2 ms, p playing O, at a private table).
-    fn games(others: u32) -> Connection {
+    /// A migrated in-memory database holding `others` finished games
+    /// between other players (ended at 1000 ms and later; at public tables
+    /// or not, as `public_others`), then finished games of `p`: g-old
+    /// (ended at 1 ms, p playing X) and g-private (at 2 ms, p playing O, at
+    /// a private table).
+    fn games(others: u32, public_others: bool) -> Connection {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
         conn.execute(
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
              INSERT INTO games (seq, id, table_id, round, first, x_id, x_name, o_id, o_name,
-                                started_ms, ended_ms, outcome, moves)
+                                started_ms, ended_ms, outcome, moves, public)
              SELECT i + 10, 'g' || i, 't', i, 'X', 'a', 'A', 'b', 'B', 0, 1000 + i,
-                    '{\"result\":\"draw\"}', 9 FROM n",
-            params![others],
+                    '{\"result\":\"draw\"}', 9, ?2 FROM n",
+            params![others, public_others],
         )
         .unwrap();
         for (seq, id, x, o, ended, public) in [
@@ -199,9 +217,9 @@ mod tests {
         conn
     }
 
-    fn listed(conn: &Connection, player: &str, asker: Option<&str>) -> Vec<String> {
+    fn listed(conn: &Connection, player: Option<&str>, asker: Option<&str>) -> Vec<String> {
         let query = GamesQuery {
-            player: Some(player.to_owned()),
+            player: player.map(str::to_owned),
             asker: asker.map(str::to_owned),
             limit: 20,
         };
@@ -211,10 +229,22 @@ mod tests {
 
     #[test]
     fn a_players_games_are_found_behind_a_scan_worth_of_newer_games() {
-        let conn = games(PLAYER_SCAN);
-        assert_eq!(listed(&conn, "p", None), ["g-old"]);
-        assert_eq!(listed(&conn, "p", Some("p")), ["g-private", "g-old"]);
-        assert_eq!(listed(&conn, "q", Some("q")), ["g-private", "g-old"]);
-        assert!(listed(&conn, "nobody", None).is_empty());
+        let conn = games(PLAYER_SCAN, true);
+        assert_eq!(listed(&conn, Some("p"), None), ["g-old"]);
+        assert_eq!(listed(&conn, Some("p"), Some("p")), ["g-private", "g-old"]);
+        assert_eq!(listed(&conn, Some("q"), Some("q")), ["g-private", "g-old"]);
+        assert!(listed(&conn, Some("nobody"), None).is_empty());
+    }
+
+    /// Everyone's list walks the public games only (and the asker's own):
+    /// a scan's worth of newer private games neither hides an older public
+    /// game nor costs a walk over them.
+    #[test]
+    fn public_games_are_found_behind_a_scan_worth_of_newer_private_games() {
+        let conn = games(PLAYER_SCAN, false);
+        assert_eq!(listed(&conn, None, None), ["g-old"]);
+        assert_eq!(listed(&conn, None, Some("p")), ["g-private", "g-old"]);
+        assert_eq!(listed(&conn, None, Some("a"))[..2], ["g100000", "g99999"]);
+        assert_eq!(listed(&conn, None, Some("nobody")), ["g-old"]);
     }
 }

@@ -174,6 +174,12 @@ const MIGRATIONS: &[&str] = &[
     // retry of one is still answered after a restart). One index page
     // more per game started, none per move.
     "CREATE INDEX games_table ON games(table_id, round);",
+    // 10: the finished games of public tables, newest first, for everyone's
+    // `GET /api/games`: without it, a database of mostly private games was
+    // walked 100,000 rows deep for each list (85 ms), and a public game
+    // behind that many newer private ones was never listed. One index page
+    // more when a public game ends.
+    "CREATE INDEX games_public ON games(ended_ms) WHERE ended_ms IS NOT NULL AND public = 1;",
 ];
 /// An opened database: the write connection, the read connection (files
 /// only) and the lock on the file (files only).
