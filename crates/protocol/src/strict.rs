@@ -29,6 +29,11 @@ use crate::Request;
 ///
 /// What is wrong with the frame, in `serde_json`'s words or ours.
 pub fn parse_request(text: &str) -> Result<Request, serde_json::Error> {
+    if text.trim().is_empty() {
+        return Err(serde_json::Error::custom(
+            "the message is empty: send one JSON object with a \"type\", such as {\"type\":\"ping\"}",
+        ));
+    }
     // A missing `type` is left to the derived reader ("missing field"); a
     // `null` one, like any other value that is not a string, is refused
     // here with words that say what `type` must be.

@@ -98,3 +98,14 @@ fn a_null_option_is_an_absent_one() {
         "think_ms defaults to 0, as docs/protocol.md says"
     );
 }
+
+#[test]
+fn an_empty_message_is_told_what_a_message_is() {
+    for text in ["", " ", "\n\t "] {
+        let e = refused(text);
+        assert!(
+            e.contains("empty") && e.contains("JSON object"),
+            "{text:?}: {e}"
+        );
+    }
+}
