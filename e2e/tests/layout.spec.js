@@ -130,7 +130,8 @@ for (const width of [768, 900, 1280]) {
       await expect(status(page)).toHaveText('X wins');
     }
     await page.goto('/');
-    await expect(page.locator('#recent .row')).toHaveCount(3);
+    // Three at least: other tests on this worker's server finish games too.
+    await expect(page.locator('#recent .row').nth(2)).toBeVisible();
     await expect(page.locator('#lobby')).not.toContainText('Loading');
 
     const { cards, gap, top } = await page.locator('.home-grid').evaluate((grid) => ({
@@ -308,7 +309,8 @@ test('the longest names, in one word, never make a page scroll sideways on a 320
   await page.locator('#forfeit').click();
   await expect(status(page)).toHaveText(/wins/);
   await page.getByRole('link', { name: 'Home', exact: true }).click();
-  await expect(page.locator('#recent li.row')).toHaveCount(1);
+  // (Other tests on this worker's server may have finished games too.)
+  await expect(page.locator('#recent li.row').filter({ hasText: 'M'.repeat(24) })).toHaveCount(1);
   expect(await sideways(), 'home with a recent game').toBeLessThanOrEqual(0);
   const spills = await page.locator('.row-main').evaluateAll((rows) => rows
     .filter((row) => row.scrollWidth > row.clientWidth)
