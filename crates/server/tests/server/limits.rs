@@ -176,7 +176,7 @@ async fn malformed_requests_are_refused_without_harm_to_anyone() {
             r#"{"type":"create_table","options":[false,"o"]}"#,
             "expected an object",
         ),
-        ("", "EOF"),
+        ("", "the message is empty"),
     ];
     for (text, needle) in cases {
         m.send_text(text).await;
