@@ -79,9 +79,10 @@ pub(crate) struct PlayArgs {
 const PLAIN_ONLINE: &str = "--plain is for offline games; online play needs the full screen";
 
 /// `--name`: checked by the rules the server holds (`oxo_protocol`), in the
-/// words `--x` and `--o` use, before anything connects.
+/// words `--x` and `--o` use (a computer player's name in the server's),
+/// before anything connects.
 fn online_name(name: &str) -> Result<String, oxo_tui::ParseSeatError> {
-    oxo_tui::check_name(name)
+    oxo_tui::check_online_name(name)
 }
 
 /// Refuses `oxo play` as clap refuses a bad flag (exit status 2), saying

@@ -287,6 +287,16 @@ mod line_mode {
                 &[link, "--name", &"n".repeat(30)][..],
                 "is too long (at most 24 characters)",
             ),
+            // A computer player's name, or one that looks like it (a
+            // Cyrillic Е), in the server's words, before connecting.
+            (
+                &["--server", "http://127.0.0.1:9", "--name", "Easy"][..],
+                "\"Easy\" is the name of a computer player or a pass-and-play seat; pick another",
+            ),
+            (
+                &[link, "--name", "\u{0415}asy"][..],
+                "is the name of a computer player",
+            ),
         ] {
             let out = play(args, b"");
             assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");

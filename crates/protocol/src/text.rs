@@ -51,6 +51,9 @@ pub enum NameError {
     TooManyMarks,
     /// Only spaces, marks and joiners: nothing that shows.
     ShowsNothing,
+    /// A computer player's or a pass and play seat's name, or one that
+    /// looks like it: refused online (see [`crate::check_online_name`]).
+    Reserved(String),
 }
 
 impl fmt::Display for NameError {
@@ -73,6 +76,10 @@ impl fmt::Display for NameError {
             NameError::ShowsNothing => {
                 f.write_str("The name shows nothing: use at least one letter, digit or symbol")
             }
+            NameError::Reserved(name) => write!(
+                f,
+                "\"{name}\" is the name of a computer player or a pass-and-play seat; pick another"
+            ),
         }
     }
 }

@@ -2,73 +2,28 @@
 //! names and chat lines.
 //!
 //! Names are refused when they hold characters that hide, fake or reorder
-//! text (the protocol's rules, `oxo_protocol::check_name`: a name is
-//! chosen once, and the refusal says which character), and here also when
-//! they are or look like a computer player's; chat lines are cleaned
-//! instead (a line is typed in the moment, and losing it is worse).
+//! text, or are or look like a computer player's (the protocol's rules,
+//! `oxo_protocol::check_online_name`, which the terminal game checks too:
+//! a name is chosen once, and the refusal says what is wrong); chat lines
+//! are cleaned instead (a line is typed in the moment, and losing it is
+//! worse).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use oxo_protocol::limits::MAX_CHAT_CHARS;
-use oxo_protocol::{MAX_MARKS, check_name, is_hidden, is_mark, shows};
-use unicode_normalization::UnicodeNormalization;
-use unicode_security::confusable_detection::skeleton;
+use oxo_protocol::{MAX_MARKS, check_online_name, is_hidden, is_mark, shows};
 
-/// Names of the computer players and of pass and play's seats, which
-/// nobody may take (compared without case).
-const RESERVED: [&str; 6] = [
-    "Random",
-    "Easy",
-    "Medium",
-    "Impossible",
-    "Player X",
-    "Player O",
-];
-
-/// What a name looks like, for comparing names that must not be
-/// imitated: compatibility forms folded (fullwidth and mathematical
-/// letters), letters that look the same made the same (Unicode's
-/// confusable skeleton: a Cyrillic о is an o, a capital I an l), case
-/// ignored, and every run of spaces of any kind one space. Two ways,
-/// since case and look-alikes cross: with case ignored before the
-/// skeleton (`impossible` is `Impossible`) and after it (a Cyrillic `І`
-/// is an `l` only while it is a capital). Two names look alike when
-/// either way gives the same.
-fn looks_like(name: &str) -> [String; 2] {
-    let name: String = name.nfkc().collect();
-    let fold = |s: &str| {
-        let s: String = skeleton(s).collect::<String>().to_lowercase();
-        s.split_whitespace().collect::<Vec<_>>().join(" ")
-    };
-    [fold(&name.to_lowercase()), fold(&name)]
-}
-
-/// What the [`RESERVED`] names look like (see [`looks_like`]), worked out
-/// once.
-fn reserved_looks() -> &'static [[String; 2]] {
-    static LOOKS: OnceLock<Vec<[String; 2]>> = OnceLock::new();
-    LOOKS.get_or_init(|| RESERVED.iter().map(|r| looks_like(r)).collect())
-}
-
-/// Checks a display name: the protocol's rules ([`check_name`]), and not
-/// a computer player's name, nor one that looks like it (see
-/// [`looks_like`]).
+/// Checks a display name: the protocol's rules for a name others see
+/// online ([`check_online_name`]: no hidden characters, not a computer
+/// player's name nor one that looks like it).
 ///
 /// # Errors
 ///
 /// What is wrong with it, for an `invalid_name` refusal.
 pub(crate) fn validate_name(name: &str) -> Result<Arc<str>, String> {
-    let name = check_name(name).map_err(|e| e.to_string())?;
-    let looks = looks_like(name);
-    if reserved_looks()
-        .iter()
-        .any(|r| r.iter().zip(&looks).any(|(a, b)| a == b))
-    {
-        return Err(format!(
-            "\"{name}\" is the name of a computer player or a pass-and-play seat; pick another"
-        ));
-    }
-    Ok(Arc::from(name))
+    check_online_name(name)
+        .map(Arc::from)
+        .map_err(|e| e.to_string())
 }
 
 /// A chat line cleaned: control characters become spaces, hidden ones go,

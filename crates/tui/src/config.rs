@@ -84,6 +84,8 @@ impl fmt::Display for ParseSeatError {
                 f,
                 "the name '{name}' is too long (at most {MAX_NAME_CHARS} characters)"
             ),
+            // The server's own words, which name the name.
+            ParseSeatError::BadName(_, why @ NameError::Reserved(_)) => write!(f, "{why}"),
             ParseSeatError::BadName(name, why) => {
                 write!(f, "the name {name:?} cannot be used ({why})")
             }
@@ -105,7 +107,25 @@ impl std::error::Error for ParseSeatError {}
 ///
 /// The [`ParseSeatError`] naming what is wrong with it.
 pub fn check_name(name: &str) -> Result<String, ParseSeatError> {
-    match oxo_protocol::check_name(name) {
+    seat_error(name, oxo_protocol::check_name(name))
+}
+
+/// Checks the name a player goes by online (`--name`) as the server does
+/// ([`oxo_protocol::check_online_name`]): the rules of [`check_name`], and
+/// not a computer player's name nor one that looks like it, so that such
+/// a name is refused before connecting, in the server's words.
+///
+/// # Errors
+///
+/// The [`ParseSeatError`] naming what is wrong with it.
+pub fn check_online_name(name: &str) -> Result<String, ParseSeatError> {
+    seat_error(name, oxo_protocol::check_online_name(name))
+}
+
+/// `checked`, the protocol's verdict on `name`, in [`ParseSeatError`]'s
+/// words.
+fn seat_error(name: &str, checked: Result<&str, NameError>) -> Result<String, ParseSeatError> {
+    match checked {
         Ok(name) => Ok(name.to_owned()),
         Err(NameError::Empty) => Err(ParseSeatError::EmptyName),
         Err(NameError::TooLong { .. }) => Err(ParseSeatError::NameTooLong(name.trim().to_owned())),

@@ -63,7 +63,7 @@ mod text;
 mod theme;
 mod ui;
 
-pub use config::{Config, ParseSeatError, Seat, check_name};
+pub use config::{Config, ParseSeatError, Seat, check_name, check_online_name};
 pub use line::run_lines;
 pub use online::run_online;
 pub use oxo_client::Address;
