@@ -109,7 +109,12 @@ fn said(o: &Online, t: &TableState, me: Option<Player>, room: usize) -> String {
             let Some(turn) = t.turn else {
                 return String::new();
             };
+            // Offline the server's clock goes on unseen (or, after a
+            // restart, starts again): no figure is better than a wrong one.
             let left = t.time_left_ms.map_or_else(String::new, |ms| {
+                if !o.connected {
+                    return " · clock unknown (offline)".to_owned();
+                }
                 let elapsed = u64::try_from(o.table_at.elapsed().as_millis()).unwrap_or(u64::MAX);
                 format!(" · {} s left", ms.saturating_sub(elapsed).div_ceil(1000))
             });

@@ -286,3 +286,25 @@ fn a_long_name_is_cut_to_the_room_there_is_and_the_score_stays_on_its_row() {
         "no mark or score alone on a row\n{screen}"
     );
 }
+
+#[test]
+fn offline_the_move_clock_says_it_is_unknown_instead_of_counting_down() {
+    let (mut o, _rx) = online();
+    welcome(&mut o);
+    let mut table = state("t1", "me");
+    table.time_left_ms = Some(20_000);
+    table_msg(&mut o, &table);
+    let (_, screen) = draw(&o, 80, 24);
+    assert!(screen.contains("Your move (X) · 20 s left"), "{screen}");
+    o.news(super::News::Reconnecting(
+        "Connection lost — reconnecting…".into(),
+    ));
+    for (width, height) in [(80, 24), (40, 14)] {
+        let (_, screen) = draw(&o, width, height);
+        assert!(!screen.contains("s left"), "{width}x{height}\n{screen}");
+        assert!(
+            screen.contains("clock unknown"),
+            "{width}x{height}\n{screen}"
+        );
+    }
+}
