@@ -39,6 +39,10 @@ pub(crate) use held::Held;
 /// longer listed (it filled, or closed).
 const SELECTED_GONE: &str = "The table you selected is no longer open";
 
+/// What `m` (or Enter on a chat line) says while the connection is down,
+/// as the browser's chat box does: the keys row leaves chat out then.
+pub(crate) const OFFLINE_CHAT: &str = "Offline — chat comes back when you are connected";
+
 /// How long a stop waits for the connection to close first.
 const PAUSE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 

@@ -10,7 +10,7 @@ use ratatui::layout::Rect;
 
 use super::super::view;
 use super::confirm::Armed;
-use super::{Online, has_free_seat};
+use super::{OFFLINE_CHAT, Online, has_free_seat};
 use crate::input;
 
 /// What a key that would ask something of a closed table says instead.
@@ -46,6 +46,8 @@ impl Online {
         }
         if let Some(line) = &mut self.typing {
             match key.code {
+                // Offline the line is kept until it can go.
+                KeyCode::Enter if !self.connected => self.message = OFFLINE_CHAT.to_owned(),
                 KeyCode::Enter => {
                     let text = std::mem::take(line);
                     self.typing = None;
@@ -119,7 +121,8 @@ impl Online {
                 }
             }
             KeyCode::Char('r') => self.ask(ClientMsg::Rematch { table_id: id }),
-            KeyCode::Char('m') | KeyCode::Char('/') => self.typing = Some(String::new()),
+            KeyCode::Char('m' | '/') if !self.connected => self.message = OFFLINE_CHAT.to_owned(),
+            KeyCode::Char('m' | '/') => self.typing = Some(String::new()),
             KeyCode::Char('f') => self.confirm_then(Armed::Forfeit, armed, id),
             KeyCode::Esc | KeyCode::Char('L') => self.confirm_then(Armed::Leave, armed, id),
             KeyCode::Char('q') => self.confirm_then(Armed::Quit, armed, id),

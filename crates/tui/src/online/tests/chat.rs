@@ -3,6 +3,7 @@
 
 use oxo_protocol::{ChatLine, PlayerId, ServerMsg};
 
+use super::super::state::OFFLINE_CHAT;
 use super::{News, draw, online, state, table_msg, welcome};
 
 fn chat(table: &str, from: &str, text: &str) -> News {
@@ -161,4 +162,38 @@ fn a_long_chat_line_being_typed_shows_its_end_where_the_typing_goes_on() {
         let (_, screen) = draw(&o, width, height);
         assert!(screen.contains("the end▏"), "{width}x{height}\n{screen}");
     }
+}
+
+#[test]
+fn offline_m_says_the_chat_waits_for_the_connection_and_a_line_typed_is_kept() {
+    let (mut o, mut rx) = online();
+    welcome(&mut o);
+    table_msg(&mut o, &state("t1", "me"));
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    // The keys row leaves chat out offline: m says why, opens nothing.
+    super::press(&mut o, "m");
+    assert!(o.typing.is_none());
+    assert_eq!(o.message, OFFLINE_CHAT);
+    // A line typed before the drop is kept, not lost, until it can go.
+    o.news(News::Welcome {
+        name: "Me".into(),
+        player_id: "me".into(),
+        tables: Vec::new(),
+    });
+    super::press(&mut o, "mgood game");
+    o.news(News::Reconnecting("Connection lost — reconnecting…".into()));
+    super::press(&mut o, "\n");
+    assert_eq!(o.typing.as_deref(), Some("good game"));
+    assert_eq!(o.message, OFFLINE_CHAT);
+    assert!(super::sent(&mut rx).is_empty());
+    welcome(&mut o);
+    super::press(&mut o, "\n");
+    assert!(o.typing.is_none());
+    assert_eq!(
+        super::sent(&mut rx),
+        [oxo_protocol::ClientMsg::Chat {
+            table_id: "t1".into(),
+            text: "good game".into()
+        }]
+    );
 }
