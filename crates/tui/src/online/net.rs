@@ -63,6 +63,9 @@ pub(crate) enum News {
     Created(TableId),
     /// A request was refused: the server's words.
     Refused(String),
+    /// A seat asked for (`join_table`) was refused because both are
+    /// taken: the server's words.
+    Full(String),
     /// A request has waited [`SLOW`] for its reply (`true`), or got it at
     /// last (`false`).
     Slow(bool),
@@ -455,6 +458,12 @@ fn report(msg: &ClientMsg, reply: Result<ServerMsg, Error>, news: &std_mpsc::Sen
         // The screen is back in the lobby already: a refused leave (a
         // spectator's, or a seat already gone) changes nothing there.
         Err(Error::Refused { .. }) if matches!(msg, ClientMsg::LeaveTable { .. }) => {}
+        Err(Error::Refused {
+            code: ErrorCode::TableFull,
+            message,
+        }) if matches!(msg, ClientMsg::JoinTable { .. }) => {
+            let _ = news.send(News::Full(message));
+        }
         Err(Error::Refused { message, .. }) => {
             let _ = news.send(News::Refused(message));
         }

@@ -225,6 +225,16 @@ impl Online {
                 self.creating = false;
                 self.message = why;
             }
+            // From the lobby, `w` watches the table instead; a watcher
+            // at it is watching already.
+            News::Full(why) => {
+                self.creating = false;
+                self.message = if self.table.is_none() {
+                    format!("{why}: w watches the table")
+                } else {
+                    why
+                };
+            }
             News::Slow(true) => self.message = WAITING.to_owned(),
             News::Slow(false) => {
                 if self.message == WAITING {

@@ -246,3 +246,22 @@ fn a_key_pressed_twice_before_the_new_table_shows_creates_one_table() {
     press(&mut o, "c");
     assert_eq!(sent(&mut rx).len(), 1);
 }
+
+#[test]
+fn enter_on_a_full_table_says_that_w_watches_it() {
+    let (mut o, _rx) = online();
+    super::welcome(&mut o);
+    o.news(News::Message(Box::new(ServerMsg::Lobby {
+        tables: vec![lobby_entry("t1")],
+    })));
+    o.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    o.news(News::Full("Both seats are taken".into()));
+    assert_eq!(o.message, "Both seats are taken: w watches the table");
+    // A watcher at the table, whose free seat went meanwhile, is told
+    // only that: they are watching already.
+    let (mut o, _rx) = online();
+    super::welcome(&mut o);
+    super::table_msg(&mut o, &super::state("t1", "ann"));
+    o.news(News::Full("Both seats are taken".into()));
+    assert_eq!(o.message, "Both seats are taken");
+}
