@@ -106,3 +106,40 @@ async fn a_saved_session_the_server_does_not_know_or_an_unreadable_file_is_said(
     tmux.send(&["q"]);
     common::stop(server).await;
 }
+
+#[tokio::test]
+async fn a_rename_past_the_budget_is_said_with_the_name_kept() {
+    let dir = common::TempDir::new("online_rename_budget");
+    let (server, addr) = serve_with(&dir.join("oxo.db"), "127.0.0.1:0", &[]).await;
+    let url = format!("http://{addr}");
+    let address: oxo_client::Address = url.parse().expect("an address");
+    // Ann spends her renames (5 in a row) from another client.
+    let (mut ann, token) = super::client(&address, "Ann", None).await;
+    for i in 1..=5 {
+        ann.request(oxo_protocol::ClientMsg::SetName {
+            name: format!("Ann{i}"),
+        })
+        .await
+        .expect("a rename within the budget");
+    }
+    let cfg = dir.join("cfg");
+    std::fs::create_dir_all(&cfg).expect("a config dir");
+    let tokens = format!("{{\"{url}\": \"{token}\"}}");
+    std::fs::write(cfg.join("tokens.json"), tokens).expect("a tokens file");
+    let play = format!(
+        "env OXO_CONFIG_DIR={} '{OXO}' play --server {url} --name Dave; true",
+        cfg.display()
+    );
+    let Some(tmux) = Tmux::start_command("online_rename_budget", 80, 24, &["sh", "-c", &play])
+    else {
+        return;
+    };
+    let screen = tmux.wait_for("the lobby", |s| s.contains("Open tables"));
+    assert!(screen.contains("as Ann5"), "{screen}");
+    assert!(
+        screen.contains("Still Ann5: renamed too often"),
+        "the name kept is said, and why: {screen}"
+    );
+    tmux.send(&["q"]);
+    common::stop(server).await;
+}

@@ -273,6 +273,15 @@ async fn connect(
     let saved = tokens::save(address, &welcome.token);
     *token = Some(welcome.token);
     let mut said = Vec::new();
+    // A returning player's rename past the server's budget (5 in a row,
+    // then one per 5 s) comes back under the name they have.
+    if let Some(asked) = name.map(str::trim).filter(|n| *n != welcome.name) {
+        said.push(format!(
+            "Still {}: renamed too often to become {asked} now (5 in a row, then one \
+             every 5 s); try again later",
+            welcome.name
+        ));
+    }
     if forgotten {
         said.push(format!(
             "Your saved session was not recognised: playing as {}, a new player",
