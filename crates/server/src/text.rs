@@ -118,32 +118,16 @@ mod tests {
         assert!(e.contains("marks"), "{e}");
     }
 
+    /// The names of the computer players, in any letters, are refused as
+    /// oxo-protocol's `check_online_name` says (its tests go through the
+    /// look-alikes): here only that names are checked with it.
     #[test]
     fn nobody_takes_a_computer_players_name() {
-        for name in ["Impossible", "impossible", "Player X", "player o", "Easy"] {
-            let e = validate_name(name).expect_err(name);
-            assert!(e.contains("computer player"), "{e}");
-        }
-        assert!(validate_name("Player").is_ok(), "the default name");
-        assert!(validate_name("Impossible Ann").is_ok());
-    }
-
-    #[test]
-    fn nobody_takes_a_computer_players_name_in_look_alike_letters() {
-        for name in [
-            "\u{FF29}mpossible", // a fullwidth I
-            "Rand\u{043E}m",     // a Cyrillic o
-            "Player\u{00A0}X",   // a non-breaking space
-            "Player  X",         // two spaces
-            "P\u{0406}ayer O",   // a Cyrillic I for the l
-            "\u{1D404}asy",      // a mathematical bold E
-        ] {
+        for name in ["Impossible", "Rand\u{043E}m"] {
             let e = validate_name(name).expect_err(name);
             assert!(e.contains("computer player"), "{name:?}: {e}");
         }
-        for fine in ["Rändom", "Easy Rider", "Medi", "Player XO"] {
-            assert!(validate_name(fine).is_ok(), "{fine:?}");
-        }
+        assert!(validate_name("Impossible Ann").is_ok());
     }
 
     #[test]
